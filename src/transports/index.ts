@@ -1,0 +1,3 @@
+export * from "./ndjson.js";
+export * from "./stream.js";
+export * from "./transport.js";

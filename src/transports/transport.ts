@@ -1,0 +1,59 @@
+import type { ClassifyFailure } from "../jsonrpc/classify.js";
+import type { JsonRpcMessage } from "../jsonrpc/types.js";
+
+/**
+ * Facts a transport knows about one incoming message that the protocol layer may need. Byte-stream
+ * transports have none; HTTP fills in headers, an abort signal for the request's lifetime, and
+ * the authenticated principal.
+ */
+export interface MessageContext {
+  /** Aborted when the carrier of this message (an HTTP response stream, say) goes away. */
+  signal?: AbortSignal;
+  headers?: Headers;
+  principal?: unknown;
+}
+
+/**
+ * Something the transport could not read; the channel goes on after it. "invalid" frames are
+ * answered by a server with -32700 / -32600 (see `failure`); "oversized" frames were dropped
+ * unread up to their newline.
+ */
+export type FrameError =
+  | { kind: "invalid"; failure: ClassifyFailure; size: number }
+  | { kind: "oversized"; size: number; limit: number };
+
+/** Why a channel closed. `error` is absent for an orderly end (EOF, close()). */
+export interface CloseInfo {
+  error?: Error;
+}
+
+/** Where a transport delivers what it reads. */
+export interface TransportReceiver {
+  message(message: JsonRpcMessage, context?: MessageContext): void;
+  frameError?(error: FrameError): void;
+  /**
+   * The peer has finished sending (EOF) but replies can still be sent until close(). A receiver
+   * that does not implement this gets the channel closed for it at once.
+   */
+  ended?(): void;
+  /** Called once, when no more messages will arrive. */
+  closed?(info: CloseInfo): void;
+}
+
+/**
+ * The seam every transport implements: one bidirectional channel of JSON-RPC messages.
+ * The protocol layer sees nothing below it.
+ */
+export interface Transport {
+  /** Begins reading; everything read goes to `receiver`. Called at most once. */
+  start(receiver: TransportReceiver): void;
+  /**
+   * Sends one message. Resolves once the bytes are handed on (waiting for `drain` when the
+   * underlying stream is full); rejects with a LocalError of kind "closed" after close.
+   */
+  send(message: JsonRpcMessage): Promise<void>;
+  /** Closes the channel gracefully. Idempotent; resolves when closed. */
+  close(): Promise<void>;
+  /** Resolves when the channel has closed, from either side. Never rejects. */
+  readonly closed: Promise<CloseInfo>;
+}
