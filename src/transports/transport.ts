@@ -38,6 +38,14 @@ export interface TransportReceiver {
   ended?(): void;
   /** Called once, when no more messages will arrive. */
   closed?(info: CloseInfo): void;
+  /**
+   * Supervised transports only: the peer went away unexpectedly (a crashed stdio child, say)
+   * and the transport is restarting it. Requests in flight on the old channel are lost and
+   * should be rejected with `error`. Sends wait for the restart.
+   */
+  interrupted?(error: Error): void;
+  /** Supervised transports only: a fresh peer is ready (re-handshake, re-subscribe, retry). */
+  resumed?(): void;
 }
 
 /**
