@@ -1,5 +1,5 @@
 import type { ClassifyFailure } from "../jsonrpc/classify.js";
-import type { JsonRpcMessage } from "../jsonrpc/types.js";
+import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.js";
 
 /**
  * Facts a transport knows about one incoming message that the protocol layer may need. Byte-stream
@@ -48,6 +48,14 @@ export interface TransportReceiver {
   resumed?(): void;
 }
 
+export interface SendOptions {
+  /**
+   * The incoming request this message belongs to (a progress or log notification, a reply).
+   * Transports with per-request streams (HTTP) use it for routing; byte streams ignore it.
+   */
+  relatedRequestId?: JsonRpcId;
+}
+
 /**
  * The seam every transport implements: one bidirectional channel of JSON-RPC messages.
  * The protocol layer sees nothing below it.
@@ -59,7 +67,13 @@ export interface Transport {
    * Sends one message. Resolves once the bytes are handed on (waiting for `drain` when the
    * underlying stream is full); rejects with a LocalError of kind "closed" after close.
    */
-  send(message: JsonRpcMessage): Promise<void>;
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void>;
+  /**
+   * Signals cancellation of an outgoing request the transport's own way (HTTP closes the
+   * request's response stream). Returns false when the transport has no such way, and the
+   * protocol layer then sends `notifications/cancelled`.
+   */
+  cancel?(requestId: JsonRpcId, reason?: string): boolean;
   /** Closes the channel gracefully. Idempotent; resolves when closed. */
   close(): Promise<void>;
   /** Resolves when the channel has closed, from either side. Never rejects. */

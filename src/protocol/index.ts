@@ -1,0 +1,3 @@
+export * from "./meta.js";
+export * from "./session.js";
+export * from "./versions.js";

@@ -1,0 +1,179 @@
+import { JsonRpcError, LocalError } from "../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/types.js";
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Abort to cancel the request; the peer is told, the promise rejects with LocalError "aborted". */
+  signal?: AbortSignal;
+  /** Overrides the session's default timeout for this request (ms). */
+  timeoutMs?: number;
+  /** Progress for this request; asks the peer for it by adding a progressToken. */
+  onProgress?: (progress: Progress) => void;
+  /** Restart the timeout clock on each progress notification (still under maxTotalTimeoutMs). */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard cap for this request, progress resets included (ms). Defaults to the session's cap. */
+  maxTotalTimeoutMs?: number;
+}
+
+interface Pending {
+  id: JsonRpcId;
+  method: string;
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+  options: RequestOptions | undefined;
+  timer: NodeJS.Timeout | undefined;
+  startedAt: number;
+  deadline: number;
+  timeoutMs: number;
+  progressToken: JsonRpcId | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+interface OutgoingDeps {
+  send(message: JsonRpcRequest): Promise<void>;
+  cancelOnWire(id: JsonRpcId, reason: string): void;
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+}
+
+/** Outgoing requests awaiting replies: ids, timeouts, cancellation and progress routing. */
+export class OutgoingRequests {
+  private readonly deps: OutgoingDeps;
+  private readonly pending = new Map<JsonRpcId, Pending>();
+  private readonly byProgressToken = new Map<JsonRpcId, Pending>();
+  private nextId = 1;
+
+  constructor(deps: OutgoingDeps) {
+    this.deps = deps;
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(abortError(signal, method));
+    const id = this.nextId++;
+    const progressToken = options?.onProgress ? id : undefined;
+    const wireParams =
+      progressToken === undefined ? params : withProgressToken(params, progressToken);
+    const message: JsonRpcRequest =
+      wireParams === undefined
+        ? { jsonrpc: "2.0", id, method }
+        : { jsonrpc: "2.0", id, method, params: wireParams };
+
+    return new Promise<JsonObject>((resolve, reject) => {
+      const maxTotal = Math.min(
+        options?.maxTotalTimeoutMs ?? this.deps.maxTimeoutMs,
+        this.deps.maxTimeoutMs,
+      );
+      const timeoutMs = Math.min(options?.timeoutMs ?? this.deps.defaultTimeoutMs, maxTotal);
+      const entry: Pending = {
+        id,
+        method,
+        resolve,
+        reject,
+        options,
+        timer: undefined,
+        startedAt: Date.now(),
+        deadline: Date.now() + maxTotal,
+        timeoutMs,
+        progressToken,
+        onAbort: undefined,
+      };
+      this.pending.set(id, entry);
+      if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
+      this.arm(entry, timeoutMs);
+      if (signal) {
+        entry.onAbort = () => this.cancel(entry, abortError(signal, method));
+        signal.addEventListener("abort", entry.onAbort, { once: true });
+      }
+      this.deps.send(message).catch((error: unknown) => {
+        if (this.pending.get(id) !== entry) return;
+        this.finish(entry);
+        reject(
+          error instanceof LocalError
+            ? error
+            : new LocalError("transport", `could not send ${method}`, { cause: error }),
+        );
+      });
+    });
+  }
+
+  /** Routes a reply to its request. Returns false when no request is waiting for that id. */
+  settle(response: JsonRpcResponse): boolean {
+    if (response.id === null) return false;
+    const entry = this.pending.get(response.id);
+    if (!entry) return false;
+    this.finish(entry);
+    if ("error" in response) entry.reject(JsonRpcError.fromObject(response.error));
+    else entry.resolve(response.result);
+    return true;
+  }
+
+  /** Handles `notifications/progress` params. */
+  progress(params: JsonObject): void {
+    const token = params.progressToken;
+    if (typeof token !== "string" && typeof token !== "number") return;
+    const entry = this.byProgressToken.get(token);
+    if (!entry || typeof params.progress !== "number") return;
+    if (entry.options?.resetTimeoutOnProgress) this.arm(entry, entry.timeoutMs);
+    const update: Progress = { progress: params.progress };
+    if (typeof params.total === "number") update.total = params.total;
+    if (typeof params.message === "string") update.message = params.message;
+    entry.options?.onProgress?.(update);
+  }
+
+  /** Fails every waiting request (transport closed or the peer crashed). */
+  rejectAll(error: Error): void {
+    for (const entry of [...this.pending.values()]) {
+      this.finish(entry);
+      entry.reject(error);
+    }
+  }
+
+  private arm(entry: Pending, timeoutMs: number): void {
+    clearTimeout(entry.timer);
+    const remaining = Math.max(0, Math.min(timeoutMs, entry.deadline - Date.now()));
+    entry.timer = setTimeout(() => {
+      const error = new LocalError(
+        "timeout",
+        `${entry.method} timed out after ${Date.now() - entry.startedAt} ms`,
+        { requestId: entry.id },
+      );
+      this.cancel(entry, error);
+    }, remaining);
+  }
+
+  private cancel(entry: Pending, error: LocalError): void {
+    if (this.pending.get(entry.id) !== entry) return;
+    this.finish(entry);
+    this.deps.cancelOnWire(entry.id, error.message);
+    entry.reject(error);
+  }
+
+  private finish(entry: Pending): void {
+    clearTimeout(entry.timer);
+    this.pending.delete(entry.id);
+    if (entry.progressToken !== undefined) this.byProgressToken.delete(entry.progressToken);
+    if (entry.onAbort) entry.options?.signal?.removeEventListener("abort", entry.onAbort);
+  }
+}
+
+function withProgressToken(params: JsonObject | undefined, token: JsonRpcId): JsonObject {
+  const meta = (params?._meta as JsonObject | undefined) ?? {};
+  return { ...params, _meta: { ...meta, progressToken: token } };
+}
+
+function abortError(signal: AbortSignal, method: string): LocalError {
+  const reason = signal.reason;
+  if (reason instanceof LocalError) return reason;
+  const detail = reason instanceof Error ? reason.message : reason ? String(reason) : "aborted";
+  return new LocalError("aborted", `${method} cancelled: ${detail}`, { cause: reason });
+}

@@ -1,0 +1,350 @@
+import { errorResponseFor } from "../jsonrpc/classify.js";
+import { ErrorCode, InternalError, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
+import type {
+  JsonObject,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "../jsonrpc/types.js";
+import type {
+  CloseInfo,
+  FrameError,
+  MessageContext,
+  SendOptions,
+  Transport,
+} from "../transports/transport.js";
+import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
+
+export type { RequestOptions } from "./outgoing.js";
+
+/** What a request handler gets besides the params. */
+export interface IncomingRequestContext {
+  id: JsonRpcId;
+  method: string;
+  /** Aborted on cancellation, on transport shutdown, or when the carrier (HTTP stream) closes. */
+  signal: AbortSignal;
+  /** Transport facts (HTTP headers, principal); empty on byte streams. */
+  transport: MessageContext;
+  /** Sends a notification that belongs to this request (progress, logs). Dropped once done. */
+  notify(method: string, params?: JsonObject): Promise<void>;
+}
+
+export type RequestHandler = (
+  params: JsonObject,
+  context: IncomingRequestContext,
+) => JsonObject | Promise<JsonObject>;
+
+export type NotificationHandler = (params: JsonObject, context: MessageContext) => void;
+
+export interface SessionOptions {
+  /** Default timeout of outgoing requests (ms). Default 60 s. */
+  requestTimeoutMs?: number;
+  /** Hard cap on any outgoing request, progress resets included (ms). Default 10 min. */
+  maxRequestTimeoutMs?: number;
+  /** On input EOF: how long in-flight handlers get to finish and flush (ms). Default 2 s. */
+  shutdownGraceMs?: number;
+  /** Incoming requests handled at once; more are answered with an error. Default 16,384. */
+  maxConcurrentRequests?: number;
+  /**
+   * Answer unreadable frames with -32700 / -32600 (what a server does). A client must not
+   * send responses, so it only reports them through onProtocolError.
+   */
+  answerFrameErrors?: boolean;
+  /** Called for things worth a log line: unreadable frames, replies to unknown ids, handler bugs. */
+  onProtocolError?: (error: Error) => void;
+  /** A request for which no handler is registered. Default: -32601. */
+  fallbackRequestHandler?: RequestHandler;
+  /** A notification for which no handler is registered. Default: ignored. */
+  fallbackNotificationHandler?: (
+    method: string,
+    params: JsonObject,
+    context: MessageContext,
+  ) => void;
+  /** Called when a supervised transport lost its peer and is restarting it. */
+  onInterrupted?: (error: Error) => void;
+  /** Called after a supervised transport brought a fresh peer up. */
+  onResumed?: () => void;
+}
+
+interface ActiveRequest {
+  controller: AbortController;
+  /** Set by notifications/cancelled: nothing more may be sent for this id. */
+  cancelled: boolean;
+  done: Promise<void>;
+}
+
+const DEFAULTS = {
+  requestTimeoutMs: 60_000,
+  maxRequestTimeoutMs: 600_000,
+  shutdownGraceMs: 2_000,
+  maxConcurrentRequests: 16_384,
+};
+
+/**
+ * One JSON-RPC peer over one transport: correlates ids, dispatches incoming requests and
+ * notifications to handlers, and carries cancellation, progress and timeouts. It knows nothing
+ * of MCP methods beyond `notifications/cancelled` and `notifications/progress`.
+ */
+export class Session {
+  readonly transport: Transport;
+  readonly closed: Promise<CloseInfo>;
+  private readonly options: SessionOptions;
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly active = new Map<JsonRpcId, ActiveRequest>();
+  private readonly outgoing: OutgoingRequests;
+  private shuttingDown: Promise<void> | undefined;
+
+  constructor(transport: Transport, options: SessionOptions = {}) {
+    this.transport = transport;
+    this.options = options;
+    this.outgoing = new OutgoingRequests({
+      send: (message) => this.transport.send(message),
+      cancelOnWire: (id, reason) => this.cancelOnWire(id, reason),
+      defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+      maxTimeoutMs: options.maxRequestTimeoutMs ?? DEFAULTS.maxRequestTimeoutMs,
+    });
+    this.closed = transport.closed.then((info) => {
+      this.outgoing.rejectAll(
+        info.error ?? new LocalError("closed", "transport closed before the reply arrived"),
+      );
+      for (const request of this.active.values()) {
+        request.controller.abort(new LocalError("closed", "transport closed"));
+      }
+      return info;
+    });
+    this.setNotificationHandler("notifications/cancelled", (params) => this.onCancelled(params));
+    this.setNotificationHandler("notifications/progress", (params) =>
+      this.outgoing.progress(params),
+    );
+  }
+
+  /** Starts reading from the transport. Register handlers first. */
+  start(): void {
+    this.transport.start({
+      message: (message, context) => this.receive(message, context ?? {}),
+      frameError: (error) => this.onFrameError(error),
+      ended: () => void this.shutdown(),
+      interrupted: (error) => {
+        this.outgoing.rejectAll(error);
+        this.options.onInterrupted?.(error);
+      },
+      resumed: () => this.options.onResumed?.(),
+    });
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.requestHandlers.set(method, handler);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers.set(method, handler);
+  }
+
+  /** Sends a request and resolves with its result; rejects with JsonRpcError or LocalError. */
+  request(method: string, params?: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.outgoing.request(method, params, options);
+  }
+
+  notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+    return this.transport.send(message, options);
+  }
+
+  /** Number of incoming requests being handled right now. */
+  get activeRequests(): number {
+    return this.active.size;
+  }
+
+  /** Number of outgoing requests awaiting a reply. */
+  get pendingRequests(): number {
+    return this.outgoing.size;
+  }
+
+  /**
+   * Graceful end: abort in-flight handlers, give them `shutdownGraceMs` to reply, then close
+   * the transport. Called on input EOF; callable by the application at any time.
+   */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.drainThenClose();
+    return this.shuttingDown;
+  }
+
+  /** Closes at once: in-flight handlers are aborted, outgoing requests rejected. */
+  async close(): Promise<void> {
+    for (const request of this.active.values()) {
+      request.controller.abort(new LocalError("closed", "session closed"));
+    }
+    await this.transport.close();
+    await this.closed;
+  }
+
+  private async drainThenClose(): Promise<void> {
+    const pending = [...this.active.values()];
+    for (const request of pending) {
+      request.controller.abort(new LocalError("closed", "input ended; shutting down"));
+    }
+    if (pending.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs);
+      });
+      await Promise.race([Promise.allSettled(pending.map((request) => request.done)), grace]);
+      clearTimeout(timer);
+    }
+    await this.transport.close();
+    await this.closed;
+  }
+
+  private receive(message: JsonRpcMessage, context: MessageContext): void {
+    if ("method" in message) {
+      if ("id" in message) this.onRequest(message, context);
+      else this.onNotification(message, context);
+    } else {
+      this.onResponse(message);
+    }
+  }
+
+  private onResponse(response: JsonRpcResponse): void {
+    if (!this.outgoing.settle(response)) {
+      // Late replies to cancelled or timed-out requests land here too: dropped quietly.
+      const id = response.id === null ? "null" : JSON.stringify(response.id);
+      const detail =
+        "error" in response ? `: ${response.error.code} ${response.error.message}` : "";
+      this.report(new LocalError("transport", `reply to unknown request id ${id}${detail}`));
+    }
+  }
+
+  private onNotification(notification: JsonRpcNotification, context: MessageContext): void {
+    const handler = this.notificationHandlers.get(notification.method);
+    const fallback = this.options.fallbackNotificationHandler;
+    if (!handler && !fallback) return;
+    try {
+      if (handler) handler(notification.params ?? {}, context);
+      else fallback?.(notification.method, notification.params ?? {}, context);
+    } catch (error) {
+      this.report(asError(error));
+    }
+  }
+
+  private onRequest(request: JsonRpcRequest, context: MessageContext): void {
+    const { id, method } = request;
+    if (this.active.has(id)) {
+      void this.reply(id, {
+        error: { code: ErrorCode.InvalidRequest, message: `Duplicate request id ${id} in flight` },
+      });
+      return;
+    }
+    if (this.shuttingDown) {
+      void this.reply(id, { error: new InternalError("Server is shutting down").toJSON() });
+      return;
+    }
+    const limit = this.options.maxConcurrentRequests ?? DEFAULTS.maxConcurrentRequests;
+    if (this.active.size >= limit) {
+      void this.reply(id, {
+        error: new InternalError(`Too many requests in flight (limit ${limit})`).toJSON(),
+      });
+      return;
+    }
+    const handler =
+      this.requestHandlers.get(method) ?? this.options.fallbackRequestHandler ?? methodNotFound;
+    const controller = new AbortController();
+    const entry: ActiveRequest = { controller, cancelled: false, done: Promise.resolve() };
+    const onCarrierAbort = () => controller.abort(context.signal?.reason);
+    context.signal?.addEventListener("abort", onCarrierAbort, { once: true });
+    this.active.set(id, entry);
+
+    const handlerContext: IncomingRequestContext = {
+      id,
+      method,
+      signal: controller.signal,
+      transport: context,
+      notify: (notificationMethod, params) => {
+        if (entry.cancelled || this.active.get(id) !== entry) return Promise.resolve();
+        return this.notify(notificationMethod, params, { relatedRequestId: id }).catch(() => {});
+      },
+    };
+    entry.done = (async () => {
+      let reply: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> };
+      try {
+        reply = { result: await handler(request.params ?? {}, handlerContext) };
+      } catch (error) {
+        reply = { error: this.toWireError(error, method) };
+      } finally {
+        context.signal?.removeEventListener("abort", onCarrierAbort);
+      }
+      this.active.delete(id);
+      if (!entry.cancelled && !context.signal?.aborted) await this.reply(id, reply);
+    })();
+  }
+
+  private reply(
+    id: JsonRpcId,
+    body: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> },
+  ): Promise<void> {
+    return this.transport
+      .send({ jsonrpc: "2.0", id, ...body } as JsonRpcResponse, { relatedRequestId: id })
+      .catch((error) => this.report(asError(error)));
+  }
+
+  private toWireError(error: unknown, method: string) {
+    if (error instanceof JsonRpcError) return error.toJSON();
+    // Never leak stacks; a LocalError (e.g. aborted) or a plain bug becomes -32603.
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof LocalError)) {
+      this.report(new Error(`handler for ${method} failed: ${message}`, { cause: error }));
+    }
+    return new InternalError(message || "Internal error").toJSON();
+  }
+
+  private onCancelled(params: JsonObject): void {
+    const requestId = params.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const entry = this.active.get(requestId);
+    if (!entry) return;
+    entry.cancelled = true;
+    const reason = typeof params.reason === "string" ? params.reason : "cancelled by peer";
+    entry.controller.abort(new LocalError("aborted", reason));
+  }
+
+  private onFrameError(error: FrameError): void {
+    const description =
+      error.kind === "oversized"
+        ? `dropped a ${error.size}-byte message over the ${error.limit}-byte limit`
+        : error.failure.error.message;
+    this.report(new LocalError("transport", description));
+    if (!this.options.answerFrameErrors) return;
+    const response =
+      error.kind === "invalid"
+        ? errorResponseFor(error.failure)
+        : {
+            jsonrpc: "2.0" as const,
+            id: null,
+            error: {
+              code: ErrorCode.InvalidRequest,
+              message: `Message of ${error.size} bytes exceeds the ${error.limit}-byte limit`,
+            },
+          };
+    this.transport.send(response).catch(() => {});
+  }
+
+  private cancelOnWire(id: JsonRpcId, reason: string): void {
+    if (this.transport.cancel?.(id, reason)) return;
+    this.notify("notifications/cancelled", { requestId: id, reason }).catch(() => {});
+  }
+
+  private report(error: Error): void {
+    this.options.onProtocolError?.(error);
+  }
+}
+
+function methodNotFound(_params: JsonObject, context: IncomingRequestContext): never {
+  throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${context.method}`);
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

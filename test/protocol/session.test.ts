@@ -1,0 +1,291 @@
+import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
+import { describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
+import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import { Session, type SessionOptions } from "../../src/protocol/session.js";
+import { createMemoryPair } from "../../src/transports/memory.js";
+import { StreamTransport } from "../../src/transports/stream.js";
+import type { Transport } from "../../src/transports/transport.js";
+
+function linkedSessions(serverOptions: SessionOptions = {}, clientOptions: SessionOptions = {}) {
+  const [a, b] = createMemoryPair();
+  const server = new Session(a, { answerFrameErrors: true, ...serverOptions });
+  const client = new Session(b, clientOptions);
+  return { server, client };
+}
+
+/** A transport end driven by hand: records what the session sent, injects what it receives. */
+function rawPeer() {
+  const [mine, theirs] = createMemoryPair();
+  const received: JsonRpcMessage[] = [];
+  theirs.start({ message: (message) => received.push(message) });
+  return { transport: mine as Transport, peer: theirs, received };
+}
+
+/** A session's transport over two pipes, as stdio gives: ending `input` is EOF, a half-close. */
+function pipedPeer() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const lines: JsonObject[] = [];
+  let buffered = "";
+  output.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const parts = buffered.split("\n");
+    buffered = parts.pop()!;
+    for (const part of parts) lines.push(JSON.parse(part));
+  });
+  const send = (message: unknown) => input.write(`${JSON.stringify(message)}\n`);
+  return { transport: new StreamTransport(input, output), input, lines, send };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await delay(5);
+  }
+}
+
+describe("Session", () => {
+  it("correlates many concurrent requests answered out of order", async () => {
+    const { server, client } = linkedSessions();
+    server.setRequestHandler("echo", async (params) => {
+      await delay(Math.floor(Math.random() * 20));
+      return { echoed: params.n };
+    });
+    server.start();
+    client.start();
+    const results = await Promise.all(
+      Array.from({ length: 200 }, (_, n) => client.request("echo", { n })),
+    );
+    assert.deepEqual(
+      results.map((result) => result.echoed),
+      Array.from({ length: 200 }, (_, n) => n),
+    );
+    await client.close();
+  });
+
+  it("surfaces peer errors as JsonRpcError and unknown methods as -32601", async () => {
+    const { server, client } = linkedSessions();
+    server.setRequestHandler("fail", () => {
+      throw new JsonRpcError(-32099, "custom failure", { why: "test" });
+    });
+    server.setRequestHandler("bug", () => {
+      throw new TypeError("oops");
+    });
+    server.start();
+    client.start();
+    await assert.rejects(client.request("fail"), (error: unknown) => {
+      assert.ok(error instanceof JsonRpcError);
+      assert.equal(error.code, -32099);
+      assert.deepEqual(error.data, { why: "test" });
+      return true;
+    });
+    await assert.rejects(client.request("nope"), { code: -32601 });
+    await assert.rejects(client.request("bug"), { code: -32603, message: "oops" });
+    await client.close();
+  });
+
+  it("times out, cancels on the wire, and drops the late reply quietly", async () => {
+    const { transport, peer, received } = rawPeer();
+    const errors: Error[] = [];
+    const client = new Session(transport, { onProtocolError: (error) => errors.push(error) });
+    client.start();
+    const pending = client.request("slow", {}, { timeoutMs: 50 });
+    await assert.rejects(pending, (error: unknown) => {
+      assert.ok(error instanceof LocalError);
+      assert.equal(error.kind, "timeout");
+      return true;
+    });
+    await until(() => received.length === 2);
+    const [request, cancel] = received as unknown as [JsonObject, JsonObject];
+    assert.equal(request.method, "slow");
+    assert.equal(cancel.method, "notifications/cancelled");
+    assert.equal((cancel.params as JsonObject).requestId, request.id);
+    await peer.send({ jsonrpc: "2.0", id: request.id as number, result: {} });
+    await delay(20);
+    assert.equal(client.pendingRequests, 0);
+    assert.equal(errors.length, 1, "late reply is only reported as a diagnostic");
+    await client.close();
+  });
+
+  it("cancels through an AbortSignal and the handler sees its signal abort", async () => {
+    const { server, client } = linkedSessions();
+    let handlerSignal: AbortSignal | undefined;
+    let replied = false;
+    server.setRequestHandler("wait", async (_params, context) => {
+      handlerSignal = context.signal;
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+      replied = true;
+      return {};
+    });
+    server.start();
+    client.start();
+    const controller = new AbortController();
+    const pending = client.request("wait", {}, { signal: controller.signal });
+    await until(() => handlerSignal !== undefined);
+    controller.abort("user gave up");
+    await assert.rejects(pending, { name: "LocalError", kind: "aborted" });
+    await until(() => handlerSignal?.aborted === true);
+    await until(() => replied);
+    await delay(20);
+    assert.equal(server.activeRequests, 0);
+    await client.close();
+  });
+
+  it("routes progress to the caller and resets the timeout on progress when asked", async () => {
+    const { server, client } = linkedSessions();
+    server.setRequestHandler("work", async (params, context) => {
+      const token = (params._meta as JsonObject).progressToken;
+      for (let step = 1; step <= 5; step++) {
+        await delay(40);
+        await context.notify("notifications/progress", {
+          progressToken: token,
+          progress: step,
+          total: 5,
+        });
+      }
+      return { done: true };
+    });
+    server.start();
+    client.start();
+    const seen: number[] = [];
+    const result = await client.request(
+      "work",
+      {},
+      {
+        timeoutMs: 120,
+        resetTimeoutOnProgress: true,
+        onProgress: (progress) => seen.push(progress.progress),
+      },
+    );
+    assert.deepEqual(result, { done: true });
+    assert.deepEqual(seen, [1, 2, 3, 4, 5]);
+    await client.close();
+  });
+
+  it("enforces the maximum total timeout even while progress keeps arriving", async () => {
+    const { server, client } = linkedSessions();
+    server.setRequestHandler("endless", async (params, context) => {
+      const token = (params._meta as JsonObject).progressToken;
+      for (let step = 1; !context.signal.aborted; step++) {
+        await delay(20);
+        await context.notify("notifications/progress", { progressToken: token, progress: step });
+      }
+      return {};
+    });
+    server.start();
+    client.start();
+    await assert.rejects(
+      client.request(
+        "endless",
+        {},
+        {
+          timeoutMs: 100,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeoutMs: 300,
+          onProgress: () => {},
+        },
+      ),
+      { kind: "timeout" },
+    );
+    await until(() => server.activeRequests === 0);
+    await client.close();
+  });
+
+  it("answers unreadable frames with -32700 / -32600 and id null, and goes on", async () => {
+    const { transport, input, lines } = pipedPeer();
+    const server = new Session(transport, { answerFrameErrors: true });
+    server.setRequestHandler("ping", () => ({}));
+    server.start();
+    input.write(
+      'not json\n{"jsonrpc":"2.0","method":5,"id":2}\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+    );
+    await until(() => lines.length === 3);
+    assert.equal((lines[0]!.error as JsonObject).code, -32700);
+    assert.equal(lines[0]!.id, null);
+    assert.equal((lines[1]!.error as JsonObject).code, -32600);
+    assert.equal(lines[1]!.id, 2);
+    assert.deepEqual(lines[2], { jsonrpc: "2.0", id: 1, result: {} });
+    await server.close();
+  });
+
+  it("rejects a duplicate in-flight id without disturbing the first request", async () => {
+    const { transport, peer, received } = rawPeer();
+    const server = new Session(transport);
+    server.setRequestHandler("slow", async () => {
+      await delay(50);
+      return { first: true };
+    });
+    server.start();
+    await peer.send({ jsonrpc: "2.0", id: 9, method: "slow" });
+    await peer.send({ jsonrpc: "2.0", id: 9, method: "slow" });
+    await until(() => received.length === 2);
+    assert.equal((received[0] as { error: { code: number } }).error.code, -32600);
+    assert.deepEqual((received[1] as { result: JsonObject }).result, { first: true });
+    await server.close();
+  });
+
+  it("sends nothing for a request cancelled by notifications/cancelled", async () => {
+    const { transport, peer, received } = rawPeer();
+    const server = new Session(transport);
+    server.setRequestHandler("slow", async (_params, context) => {
+      await delay(50);
+      await context.notify("notifications/progress", { progressToken: 1, progress: 1 });
+      return { late: true };
+    });
+    server.start();
+    await peer.send({ jsonrpc: "2.0", id: 3, method: "slow" });
+    await peer.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 3, reason: "no longer needed" },
+    });
+    await delay(120);
+    assert.deepEqual(received, []);
+    await server.close();
+  });
+
+  it("on input end aborts handlers, lets their replies flush within the grace period, then closes", async () => {
+    const { transport, input, lines, send } = pipedPeer();
+    const server = new Session(transport, { shutdownGraceMs: 1000 });
+    server.setRequestHandler("finishing", async (_params, context) => {
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+      await delay(30);
+      return { flushed: context.signal.aborted };
+    });
+    server.start();
+    send({ jsonrpc: "2.0", id: 1, method: "finishing" });
+    await delay(10);
+    const started = Date.now();
+    input.end();
+    await server.closed;
+    assert.ok(Date.now() - started < 900, "did not wait the full grace once handlers finished");
+    await until(() => lines.length === 1);
+    assert.deepEqual(lines, [{ jsonrpc: "2.0", id: 1, result: { flushed: true } }]);
+
+    const second = pipedPeer();
+    const stuck = new Session(second.transport, { shutdownGraceMs: 100 });
+    stuck.setRequestHandler("stubborn", () => new Promise<JsonObject>(() => {}));
+    stuck.start();
+    second.send({ jsonrpc: "2.0", id: 1, method: "stubborn" });
+    await delay(10);
+    second.input.end();
+    await stuck.closed; // bounded by the grace period although the handler never settles
+  });
+
+  it("rejects every pending request at once when the transport closes", async () => {
+    const { transport, peer } = rawPeer();
+    const client = new Session(transport);
+    client.start();
+    const pending = [client.request("a"), client.request("b")];
+    await delay(10);
+    await peer.close();
+    for (const request of pending) {
+      await assert.rejects(request, (error: unknown) => error instanceof LocalError);
+    }
+    await assert.rejects(client.request("c"), (error: unknown) => error instanceof LocalError);
+  });
+});
