@@ -114,6 +114,8 @@ export class StreamTransport implements Transport {
     this.input.off("data", this.onData);
     this.input.off("end", this.onEnd);
     this.input.off("close", this.onEnd);
+    this.input.off("error", this.onError);
+    this.output.off("error", this.onError);
     this.writer.dispose();
     if (this.options.release) this.options.release();
     else this.input.destroy();

@@ -1,0 +1,68 @@
+import { type InspectOptions, inspect } from "node:util";
+
+/**
+ * The console methods that Node writes to stdout. `table`, `group`, `count`, `time*` and the
+ * like print through `this.log` on the same console object, so replacing `log` covers them too;
+ * `dir` and `dirxml` are separate bound functions and need their own replacement. `warn`,
+ * `error`, `trace` and `assert` already write to stderr and are left alone.
+ */
+const STDOUT_METHODS = ["log", "info", "debug", "dirxml", "dir"] as const;
+type StdoutMethod = (typeof STDOUT_METHODS)[number];
+
+/**
+ * Each replacement calls `console.error` when it runs (not a copy taken now), so a logger the
+ * application installs on `console.error` also receives what would have gone to stdout, and
+ * group indentation stays shared with the real console.
+ */
+const replacements: Record<StdoutMethod, (...args: unknown[]) => void> = {
+  log: (...args) => console.error(...args),
+  info: (...args) => console.error(...args),
+  debug: (...args) => console.error(...args),
+  dirxml: (...args) => console.error(...args),
+  dir: (item, options) =>
+    console.error(inspect(item, { customInspect: false, ...(options as InspectOptions) })),
+};
+
+let holders = 0;
+let originals: Partial<Record<StdoutMethod, unknown>> = {};
+
+/**
+ * Sends everything the global console would print on stdout to stderr instead, until the
+ * returned function is called. Nested holders share one redirection (the last release restores).
+ *
+ * Only the console is redirected. We deliberately do not patch `process.stdout.write`: the
+ * transport itself writes there, libraries that write to stdout directly would be silently
+ * rerouted (hiding a bug the spec forbids instead of surfacing it), and stream internals
+ * (`_write`, `writev`, piping) bypass a patched `write` anyway. Stray console output is the
+ * common accident; anything else writing raw bytes to stdout must be fixed at its source.
+ */
+export function redirectConsoleToStderr(): () => void {
+  if (holders === 0) install();
+  holders += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    holders -= 1;
+    if (holders === 0) uninstall();
+  };
+}
+
+function install(): void {
+  const target = console as unknown as Record<StdoutMethod, unknown>;
+  originals = {};
+  for (const method of STDOUT_METHODS) {
+    originals[method] = target[method];
+    target[method] = replacements[method];
+  }
+}
+
+function uninstall(): void {
+  const target = console as unknown as Record<StdoutMethod, unknown>;
+  for (const method of STDOUT_METHODS) {
+    // Someone who replaced the method after us keeps their version; theirs may wrap ours, which
+    // still lands on stderr, and putting the original back would silently undo their change.
+    if (target[method] === replacements[method]) target[method] = originals[method];
+  }
+  originals = {};
+}
