@@ -19,23 +19,46 @@ export interface NdjsonSink {
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
-const BYTE_ORDER_MARK = "\uFEFF";
+const SPACE = 0x20;
+const TAB = 0x09;
+/** The UTF-8 byte order mark, which some Windows tools put at the start of a stream. */
+const BYTE_ORDER_MARK = Buffer.from([0xef, 0xbb, 0xbf]);
+const LONE_CARRIAGE_RETURN = Buffer.from([CARRIAGE_RETURN]);
 const EMPTY = Buffer.alloc(0);
+/**
+ * Up to this many bytes of complete lines are decoded to text in one call. Beyond it, lines are
+ * decoded one by one, so a huge chunk full of oversized lines is never turned into a string.
+ */
+const WHOLE_DECODE_MAX = 1024 * 1024;
+/** Partial lines shorter than this are copied, so a retained slice cannot pin a whole chunk. */
+const COPY_BELOW = 4096;
 
 /**
  * Incremental newline-delimited JSON-RPC decoder. Each byte is scanned once: chunks are searched
  * for newlines from where the last search stopped, and a partial line is kept as a list of slices
  * that is joined once, when its newline arrives. Lines are decoded as UTF-8 only when complete,
  * so a character split between chunks is never damaged.
+ *
+ * A line's size is its bytes without the terminator ("\n" or "\r\n"). A line larger than
+ * `maxMessageSize` is dropped up to its newline, never buffered past the limit, and reported once.
  */
 export class NdjsonDecoder {
   readonly maxMessageSize: number;
   private readonly sink: NdjsonSink;
+  /** Slices of the current incomplete line, without a trailing carriage return (see below). */
   private pending: Buffer[] = [];
   private pendingSize = 0;
-  /** While > 0 we are skipping the rest of an oversized line; counts the bytes skipped. */
-  private discarded = 0;
-  private atStreamStart = true;
+  /** True while skipping the rest of an oversized line; `discardedSize` counts its bytes. */
+  private discarding = false;
+  private discardedSize = 0;
+  /**
+   * The last byte seen was a carriage return. It is held back until the next byte shows whether
+   * it ends the line ("\r\n") or belongs to it, so that where chunks split a line never changes
+   * its size, and a line of exactly the limit is accepted however it arrives.
+   */
+  private heldCarriageReturn = false;
+  /** Bytes of a byte order mark matched so far at stream start; -1 once past the start. */
+  private byteOrderMarkMatched = 0;
 
   constructor(sink: NdjsonSink, options: NdjsonDecoderOptions = {}) {
     const limit = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
@@ -50,78 +73,216 @@ export class NdjsonDecoder {
   }
 
   push(chunk: Buffer): void {
+    if (this.byteOrderMarkMatched >= 0) chunk = this.skipByteOrderMark(chunk);
+    if (chunk.length === 0) return;
     let start = 0;
-    for (;;) {
+    if (this.heldCarriageReturn) {
+      this.heldCarriageReturn = false;
+      if (chunk[0] === NEWLINE) {
+        // "\r\n": the held carriage return was the terminator, not content.
+        this.completeLine(chunk, 0, 0);
+        start = 1;
+      } else {
+        this.appendToLine(LONE_CARRIAGE_RETURN, 0, 1);
+      }
+    }
+    if (this.pendingSize > 0 || this.discarding) {
+      // The first newline finishes the line begun in earlier chunks.
       const newline = chunk.indexOf(NEWLINE, start);
-      if (newline === -1) break;
+      if (newline === -1) {
+        this.holdPartial(chunk, start);
+        return;
+      }
       this.completeLine(chunk, start, newline);
       start = newline + 1;
+    }
+    const lastNewline = chunk.lastIndexOf(NEWLINE);
+    if (lastNewline >= start) {
+      if (lastNewline - start < WHOLE_DECODE_MAX)
+        this.decodeCompleteLines(chunk, start, lastNewline);
+      else this.decodeLineByLine(chunk, start, lastNewline);
+      start = lastNewline + 1;
     }
     if (start < chunk.length) this.holdPartial(chunk, start);
   }
 
-  /** End of stream: a final line without a newline is still delivered. */
+  /** End of stream: a final line without a newline is still delivered. Safe to call twice. */
   end(): void {
-    if (this.discarded > 0 || this.pendingSize > 0) this.completeLine(EMPTY, 0, 0);
+    if (this.byteOrderMarkMatched > 0) {
+      // The stream ended inside something that looked like a byte order mark: it was content.
+      this.appendToLine(BYTE_ORDER_MARK, 0, this.byteOrderMarkMatched);
+    }
+    this.byteOrderMarkMatched = -1;
+    // A carriage return right before end of stream counts as a line end, like "\r\n".
+    this.heldCarriageReturn = false;
+    if (this.discarding || this.pendingSize > 0) this.completeLine(EMPTY, 0, 0);
   }
 
+  /** Drops a byte order mark at the very start of the stream, even when chunks split it. */
+  private skipByteOrderMark(chunk: Buffer): Buffer {
+    const matchedBefore = this.byteOrderMarkMatched;
+    let matched = matchedBefore;
+    let index = 0;
+    while (matched < 3 && index < chunk.length && chunk[index] === BYTE_ORDER_MARK[matched]) {
+      matched++;
+      index++;
+    }
+    if (matched === 3) {
+      this.byteOrderMarkMatched = -1;
+      return chunk.subarray(index);
+    }
+    if (index === chunk.length) {
+      // Still a possible byte order mark: wait for the next chunk to decide.
+      this.byteOrderMarkMatched = matched;
+      return EMPTY;
+    }
+    this.byteOrderMarkMatched = -1;
+    // Not a byte order mark: give back the bytes held from earlier chunks.
+    return matchedBefore === 0
+      ? chunk
+      : Buffer.concat([BYTE_ORDER_MARK.subarray(0, matchedBefore), chunk]);
+  }
+
+  /** Keeps the tail of a chunk that has no newline yet. */
   private holdPartial(chunk: Buffer, start: number): void {
-    const size = chunk.length - start;
-    if (this.discarded > 0) {
-      this.discarded += size;
+    let end = chunk.length;
+    if (chunk[end - 1] === CARRIAGE_RETURN) {
+      this.heldCarriageReturn = true;
+      end -= 1;
+    }
+    if (end > start) this.appendToLine(chunk, start, end);
+  }
+
+  private appendToLine(chunk: Buffer, start: number, end: number): void {
+    const size = end - start;
+    if (this.discarding) {
+      this.discardedSize += size;
       return;
     }
     if (this.pendingSize + size > this.maxMessageSize) {
-      this.discarded = this.pendingSize + size;
+      this.discarding = true;
+      this.discardedSize = this.pendingSize + size;
       this.pending = [];
       this.pendingSize = 0;
       return;
     }
-    // Copy small tails so a retained slice cannot pin a large chunk in memory.
-    this.pending.push(size < 4096 ? Buffer.from(chunk.subarray(start)) : chunk.subarray(start));
+    const slice = chunk.subarray(start, end);
+    this.pending.push(size < COPY_BELOW ? Buffer.from(slice) : slice);
     this.pendingSize += size;
   }
 
-  private completeLine(chunk: Buffer, start: number, end: number): void {
-    if (this.discarded > 0) {
-      const size = this.discarded + (end - start);
-      this.discarded = 0;
+  /**
+   * Lines that lie wholly inside [start, lastNewline], decoded to text in one go: one UTF-8
+   * decode per chunk is markedly cheaper than one per small line. Bytes and text are scanned in
+   * step (a newline byte always decodes to "\n", even next to invalid UTF-8), so every size is
+   * still exact in bytes.
+   */
+  private decodeCompleteLines(chunk: Buffer, start: number, lastNewline: number): void {
+    const text = chunk.toString(undefined, start, lastNewline + 1);
+    let byteStart = start;
+    let charStart = 0;
+    while (byteStart <= lastNewline) {
+      const byteNewline = chunk.indexOf(NEWLINE, byteStart);
+      const charNewline = text.indexOf("\n", charStart);
+      let byteEnd = byteNewline;
+      let charEnd = charNewline;
+      if (byteEnd > byteStart && chunk[byteEnd - 1] === CARRIAGE_RETURN) {
+        byteEnd -= 1;
+        charEnd -= 1;
+      }
+      const size = byteEnd - byteStart;
+      if (size > this.maxMessageSize) {
+        this.sink.frameError({ kind: "oversized", size, limit: this.maxMessageSize });
+      } else if (size > 0) {
+        this.deliver(text.slice(charStart, charEnd), size);
+      }
+      byteStart = byteNewline + 1;
+      charStart = charNewline + 1;
+    }
+  }
+
+  /** The same for a huge stretch, which must not be decoded whole when its lines are oversized. */
+  private decodeLineByLine(chunk: Buffer, start: number, lastNewline: number): void {
+    while (start <= lastNewline) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      this.completeLine(chunk, start, newline);
+      start = newline + 1;
+    }
+  }
+
+  /** Finishes the line made of what is pending plus chunk[start, newline). */
+  private completeLine(chunk: Buffer, start: number, newline: number): void {
+    let end = newline;
+    if (end > start && chunk[end - 1] === CARRIAGE_RETURN) end -= 1;
+    if (this.discarding) {
+      const size = this.discardedSize + (end - start);
+      this.discarding = false;
+      this.discardedSize = 0;
       this.sink.frameError({ kind: "oversized", size, limit: this.maxMessageSize });
       return;
     }
-    let line: Buffer;
+    const size = this.pendingSize + (end - start);
+    if (size === 0) return;
+    if (size > this.maxMessageSize) {
+      // Checked before joining, so an oversized line is never assembled in memory.
+      this.pending = [];
+      this.pendingSize = 0;
+      this.sink.frameError({ kind: "oversized", size, limit: this.maxMessageSize });
+      return;
+    }
+    let text: string;
     if (this.pendingSize === 0) {
-      line = chunk.subarray(start, end);
+      text = chunk.toString(undefined, start, end);
     } else {
       this.pending.push(chunk.subarray(start, end));
-      line = Buffer.concat(this.pending, this.pendingSize + (end - start));
+      text = Buffer.concat(this.pending, size).toString();
       this.pending = [];
       this.pendingSize = 0;
     }
-    let size = line.length;
-    if (size > 0 && line[size - 1] === CARRIAGE_RETURN) size -= 1;
-    if (size === 0) return;
-    if (size > this.maxMessageSize) {
-      this.sink.frameError({ kind: "oversized", size, limit: this.maxMessageSize });
-      return;
-    }
-    let text = line.toString("utf8", 0, size);
-    if (this.atStreamStart) {
-      this.atStreamStart = false;
-      if (text.startsWith(BYTE_ORDER_MARK)) text = text.slice(1);
-    }
+    this.deliver(text, size);
+  }
+
+  private deliver(text: string, size: number): void {
     const result = parseMessage(text);
     if (result.ok) {
       this.sink.message(result.message);
-    } else if (text.trim() !== "") {
+    } else if (!isBlank(text)) {
       this.sink.frameError({ kind: "invalid", failure: result, size });
     }
   }
 }
 
-/** One message as it goes on the wire: a JSON text (which never holds a raw newline) and "\n". */
+/**
+ * Only JSON's own insignificant whitespace makes a line blank. String.prototype.trim would also
+ * swallow a stray byte order mark or other Unicode spaces, which are garbage on the wire.
+ */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code !== SPACE && code !== TAB && code !== CARRIAGE_RETURN) return false;
+  }
+  return true;
+}
+
+/** JSON leaves these raw; escaped they mean the same and survive Unicode-aware line splitters. */
+const UNICODE_LINE_BREAKS = /[\u2028\u2029]/g;
+
+/**
+ * One message as it goes on the wire: a JSON text and "\n". JSON.stringify already escapes every
+ * control character, so the text never holds "\n" or "\r"; U+2028 and U+2029 are escaped too,
+ * because readers that split on Unicode line breaks (Python's str.splitlines, say) would
+ * otherwise cut the frame in two.
+ */
 export function encodeMessage(message: JsonRpcMessage): string {
-  return `${JSON.stringify(message)}\n`;
+  const json: string | undefined = JSON.stringify(message);
+  if (typeof json !== "string") throw new TypeError("message does not serialise to JSON");
+  // includes() is a plain character search, several times faster than a regex test on long text.
+  if (!json.includes("\u2028") && !json.includes("\u2029")) return `${json}\n`;
+  return `${json.replace(UNICODE_LINE_BREAKS, escapeLineBreak)}\n`;
+}
+
+function escapeLineBreak(character: string): string {
+  return character === "\u2028" ? "\\u2028" : "\\u2029";
 }
 
 interface QueuedWrite {
@@ -149,6 +310,9 @@ export class NdjsonWriter {
   }
 
   write(message: JsonRpcMessage): Promise<void> {
+    // A stream ended or destroyed before we saw its 'close' would otherwise swallow the line
+    // without ever emitting 'drain', leaving the promise pending forever.
+    if (!this.failure && !this.stream.writable) this.onStreamGone(this.stream.errored);
     if (this.failure) return Promise.reject(this.failure);
     let line: string;
     try {

@@ -59,8 +59,10 @@ export class StreamTransport implements Transport {
     this.input.on("data", this.onData);
     this.input.once("end", this.onEnd);
     this.input.once("close", this.onEnd);
-    this.input.once("error", this.onError);
-    this.output.once("error", this.onError);
+    // Kept for good (not once): a broken pipe can report errors again after we closed, and an
+    // unheard "error" event would crash the process. onError ignores them once closed.
+    this.input.on("error", this.onError);
+    this.output.on("error", this.onError);
   }
 
   send(message: JsonRpcMessage): Promise<void> {
@@ -114,8 +116,6 @@ export class StreamTransport implements Transport {
     this.input.off("data", this.onData);
     this.input.off("end", this.onEnd);
     this.input.off("close", this.onEnd);
-    this.input.off("error", this.onError);
-    this.output.off("error", this.onError);
     this.writer.dispose();
     if (this.options.release) this.options.release();
     else this.input.destroy();
