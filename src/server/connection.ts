@@ -1,0 +1,213 @@
+import {
+  ErrorCode,
+  InvalidParamsError,
+  InvalidRequestError,
+  isPlainObject,
+  JsonRpcError,
+  UnsupportedProtocolVersionError,
+} from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
+import { isLoggingLevel } from "../protocol/mcp-types.js";
+import { META } from "../protocol/meta.js";
+import type { IncomingRequestContext } from "../protocol/session.js";
+import { Session } from "../protocol/session.js";
+import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
+import type { Transport } from "../transports/transport.js";
+import { createHandlerContext, type HandlerContext } from "./context.js";
+import type { ServerCore } from "./server-core.js";
+
+/** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
+const REMOVED_IN_MODERN = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
+
+/** What an `initialize` established on this connection (legacy era only). */
+interface LegacyState {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo: Implementation | undefined;
+  initialized: boolean;
+  logLevel: LoggingLevel | undefined;
+  subscriptions: Set<string>;
+}
+
+/**
+ * One client connection to an McpServer: a Session plus what the era rules need. A request
+ * carrying modern `_meta` is served statelessly; `initialize` switches the connection to legacy
+ * semantics for the versions it negotiated.
+ */
+export class ServerConnection {
+  readonly session: Session;
+  private readonly core: ServerCore;
+  private legacy: LegacyState | undefined;
+
+  constructor(core: ServerCore, transport: Transport) {
+    this.core = core;
+    this.session = new Session(transport, {
+      ...core.options.session,
+      answerFrameErrors: true,
+      onProtocolError: core.reportError,
+      fallbackRequestHandler: (params, context) => this.dispatch(params, context),
+    });
+    this.session.setNotificationHandler("notifications/initialized", () => {
+      if (this.legacy) this.legacy.initialized = true;
+    });
+  }
+
+  get era(): Era | undefined {
+    return this.legacy ? "legacy" : undefined;
+  }
+
+  start(): void {
+    this.session.start();
+  }
+
+  /** Legacy clients learn about changes by notification; modern ones through subscriptions. */
+  notifyListChanged(kind: "tools" | "resources" | "prompts"): void {
+    if (!this.legacy?.initialized) return;
+    void this.session.notify(`notifications/${kind}/list_changed`).catch(() => {});
+  }
+
+  notifyResourceUpdated(uri: string): void {
+    if (!this.legacy?.subscriptions.has(uri)) return;
+    void this.session.notify("notifications/resources/updated", { uri }).catch(() => {});
+  }
+
+  private async dispatch(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
+    const { method } = context;
+    const meta = isPlainObject(params._meta) ? params._meta : undefined;
+    if (method === "initialize") return this.initialize(params);
+    const modernShaped = meta !== undefined && META.protocolVersion in meta;
+    if (modernShaped || !this.legacy) return this.dispatchModern(params, meta, context);
+    return this.dispatchLegacy(params, meta ?? {}, context, this.legacy);
+  }
+
+  private initialize(params: JsonObject): JsonObject {
+    const { core } = this;
+    if (!core.legacyEnabled) {
+      throw new JsonRpcError(
+        ErrorCode.MethodNotFound,
+        `This server does not support initialize; it speaks protocol versions ${core.modernVersions.join(", ")} (send requests with _meta ${META.protocolVersion})`,
+        { supported: core.modernVersions },
+      );
+    }
+    const requested = params.protocolVersion;
+    if (typeof requested !== "string") {
+      throw new InvalidParamsError('initialize needs a string "protocolVersion"');
+    }
+    const protocolVersion = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+    this.legacy = {
+      protocolVersion,
+      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
+      clientInfo: isPlainObject(params.clientInfo)
+        ? (params.clientInfo as unknown as Implementation)
+        : undefined,
+      initialized: false,
+      logLevel: undefined,
+      subscriptions: new Set(),
+    };
+    const result: JsonObject = {
+      protocolVersion,
+      capabilities: core.capabilities("legacy"),
+      serverInfo: core.options.serverInfo,
+    };
+    if (core.options.instructions !== undefined) result.instructions = core.options.instructions;
+    return result;
+  }
+
+  private async dispatchModern(
+    params: JsonObject,
+    meta: JsonObject | undefined,
+    context: IncomingRequestContext,
+  ): Promise<JsonObject> {
+    const { core } = this;
+    const { method } = context;
+    if (!core.modernEnabled) {
+      throw new InvalidRequestError(
+        `Send initialize first (this server speaks ${core.legacyVersions.join(", ")})`,
+      );
+    }
+    const version = meta?.[META.protocolVersion];
+    const capabilities = meta?.[META.clientCapabilities];
+    if (!meta || typeof version !== "string" || !isPlainObject(capabilities)) {
+      throw new InvalidParamsError(
+        `Every request needs _meta with ${META.protocolVersion} (string) and ${META.clientCapabilities} (object)` +
+          (core.legacyEnabled ? ", or an initialize handshake first" : ""),
+      );
+    }
+    if (!core.modernVersions.includes(version)) {
+      throw new UnsupportedProtocolVersionError(core.modernVersions, version);
+    }
+    if (REMOVED_IN_MODERN.has(method)) {
+      throw new JsonRpcError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} (removed in ${version})`,
+      );
+    }
+    const logLevel = meta[META.logLevel];
+    const handlerContext = createHandlerContext({
+      requestId: context.id,
+      method,
+      signal: context.signal,
+      era: "modern",
+      protocolVersion: version,
+      clientCapabilities: capabilities as ClientCapabilities,
+      clientInfo: isPlainObject(meta[META.clientInfo])
+        ? (meta[META.clientInfo] as unknown as Implementation)
+        : undefined,
+      principal: context.transport.principal,
+      meta,
+      logLevel: isLoggingLevel(logLevel) ? logLevel : undefined,
+      notify: context.notify,
+    });
+    const result = await core.handle(method, params, handlerContext);
+    return core.decorateModern(method, result);
+  }
+
+  private async dispatchLegacy(
+    params: JsonObject,
+    meta: JsonObject,
+    context: IncomingRequestContext,
+    legacy: LegacyState,
+  ): Promise<JsonObject> {
+    const { method } = context;
+    switch (method) {
+      case "ping":
+        return {};
+      case "logging/setLevel": {
+        if (!isLoggingLevel(params.level)) throw new InvalidParamsError("Unknown logging level");
+        legacy.logLevel = params.level;
+        return {};
+      }
+      case "resources/subscribe":
+      case "resources/unsubscribe": {
+        if (typeof params.uri !== "string") throw new InvalidParamsError(`${method} needs a "uri"`);
+        if (method === "resources/subscribe") legacy.subscriptions.add(params.uri);
+        else legacy.subscriptions.delete(params.uri);
+        return {};
+      }
+      case "server/discover":
+        throw new JsonRpcError(ErrorCode.MethodNotFound, "server/discover needs modern _meta");
+    }
+    const handlerContext: HandlerContext = createHandlerContext({
+      requestId: context.id,
+      method,
+      signal: context.signal,
+      era: "legacy",
+      protocolVersion: legacy.protocolVersion,
+      clientCapabilities: legacy.clientCapabilities,
+      clientInfo: legacy.clientInfo,
+      principal: context.transport.principal,
+      meta,
+      // Legacy servers may log at any time; setLevel only raises the floor.
+      logLevel: legacy.logLevel ?? "debug",
+      notify: context.notify,
+    });
+    return this.core.handle(method, params, handlerContext);
+  }
+}

@@ -1,0 +1,299 @@
+import { ErrorCode, InternalError, InvalidParamsError, JsonRpcError } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  CacheHint,
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  Tool,
+} from "../protocol/mcp-types.js";
+import type { Era } from "../protocol/versions.js";
+import type { HandlerContext } from "./context.js";
+import { paginate, Registry } from "./registry.js";
+import { SchemaValidator } from "./schema-validator.js";
+import { UriTemplate } from "./uri-template.js";
+
+export type ToolHandler = (
+  args: JsonObject,
+  context: HandlerContext,
+) => CallToolResult | string | Promise<CallToolResult | string>;
+
+export interface ToolDefinition extends Omit<Tool, "inputSchema"> {
+  /** JSON Schema (2020-12 unless `$schema` says otherwise). Defaults to any object. */
+  inputSchema?: JsonObject;
+}
+
+export type ReadHandler = (
+  uri: string,
+  context: HandlerContext,
+) => ReadResourceResult | ResourceContents[] | Promise<ReadResourceResult | ResourceContents[]>;
+
+export type TemplateReadHandler = (
+  uri: string,
+  variables: Record<string, string | string[]>,
+  context: HandlerContext,
+) => ReadResourceResult | ResourceContents[] | Promise<ReadResourceResult | ResourceContents[]>;
+
+/** Suggests values for one argument (of a prompt) or variable (of a resource template). */
+export type Completer = (
+  value: string,
+  context: { arguments: Record<string, string> },
+) => string[] | Promise<string[]>;
+
+export interface ResourceOptions {
+  /** Caching hint for reads of this resource; overrides the server default. */
+  cache?: CacheHint;
+}
+
+export interface TemplateOptions extends ResourceOptions {
+  complete?: Record<string, Completer>;
+}
+
+export type PromptHandler = (
+  args: Record<string, string>,
+  context: HandlerContext,
+) => GetPromptResult | Promise<GetPromptResult>;
+
+export interface PromptOptions {
+  complete?: Record<string, Completer>;
+}
+
+interface RegisteredTool {
+  tool: Tool;
+  handler: ToolHandler;
+}
+interface RegisteredResource {
+  resource: Resource;
+  read: ReadHandler;
+  options: ResourceOptions;
+}
+interface RegisteredTemplate {
+  template: ResourceTemplate;
+  matcher: UriTemplate;
+  read: TemplateReadHandler;
+  options: TemplateOptions;
+}
+interface RegisteredPrompt {
+  prompt: Prompt;
+  handler: PromptHandler;
+  options: PromptOptions;
+}
+
+export type FeatureKind = "tools" | "resources" | "prompts";
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const MAX_COMPLETIONS = 100;
+
+/**
+ * The server's tools, resources, templates and prompts, and the era-independent handling of the
+ * methods that use them. Results come back bare; the dispatcher adds era-specific fields.
+ */
+export class Features {
+  readonly tools: Registry<RegisteredTool>;
+  readonly resources: Registry<RegisteredResource>;
+  readonly templates: Registry<RegisteredTemplate>;
+  readonly prompts: Registry<RegisteredPrompt>;
+  private readonly validator = new SchemaValidator();
+
+  constructor(onChange: (kind: FeatureKind) => void) {
+    this.tools = new Registry(() => onChange("tools"));
+    this.resources = new Registry(() => onChange("resources"));
+    this.templates = new Registry(() => onChange("resources"));
+    this.prompts = new Registry(() => onChange("prompts"));
+  }
+
+  addTool(definition: ToolDefinition, handler: ToolHandler): () => void {
+    if (!TOOL_NAME.test(definition.name)) {
+      throw new Error(
+        `Invalid tool name ${JSON.stringify(definition.name)}: use 1-128 characters of A-Z a-z 0-9 _ . -`,
+      );
+    }
+    const tool: Tool = { ...definition, inputSchema: definition.inputSchema ?? { type: "object" } };
+    // Compile now so a broken schema fails at registration, not on the first call.
+    this.validator.compile(tool.inputSchema);
+    if (tool.outputSchema) this.validator.compile(tool.outputSchema);
+    return this.tools.set(tool.name, { tool, handler });
+  }
+
+  addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
+    return this.resources.set(resource.uri, { resource, read, options });
+  }
+
+  addTemplate(
+    template: ResourceTemplate,
+    read: TemplateReadHandler,
+    options: TemplateOptions = {},
+  ): () => void {
+    const matcher = new UriTemplate(template.uriTemplate);
+    return this.templates.set(template.uriTemplate, { template, matcher, read, options });
+  }
+
+  addPrompt(prompt: Prompt, handler: PromptHandler, options: PromptOptions = {}): () => void {
+    return this.prompts.set(prompt.name, { prompt, handler, options });
+  }
+
+  listTools(params: JsonObject, pageSize?: number): JsonObject {
+    const { page, nextCursor } = paginate(
+      [...this.tools.values()].map((entry) => entry.tool),
+      params.cursor,
+      pageSize,
+    );
+    return withCursor({ tools: page }, nextCursor);
+  }
+
+  listResources(params: JsonObject, pageSize?: number): JsonObject {
+    const all = [...this.resources.values()].map((entry) => entry.resource);
+    const { page, nextCursor } = paginate(all, params.cursor, pageSize);
+    return withCursor({ resources: page }, nextCursor);
+  }
+
+  listTemplates(params: JsonObject, pageSize?: number): JsonObject {
+    const all = [...this.templates.values()].map((entry) => entry.template);
+    const { page, nextCursor } = paginate(all, params.cursor, pageSize);
+    return withCursor({ resourceTemplates: page }, nextCursor);
+  }
+
+  listPrompts(params: JsonObject, pageSize?: number): JsonObject {
+    const all = [...this.prompts.values()].map((entry) => entry.prompt);
+    const { page, nextCursor } = paginate(all, params.cursor, pageSize);
+    return withCursor({ prompts: page }, nextCursor);
+  }
+
+  async callTool(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
+    const entry = this.tools.get(name);
+    if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    const args = params.arguments ?? {};
+    const check = this.validator.compile(entry.tool.inputSchema)(args);
+    if (!check.ok) {
+      // Spec: argument validation failures are tool errors the model can see and fix.
+      return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
+    }
+    const returned = await entry.handler(args as JsonObject, context);
+    const result: CallToolResult =
+      typeof returned === "string" ? { content: [{ type: "text", text: returned }] } : returned;
+    if (entry.tool.outputSchema && !result.isError) {
+      if (result.structuredContent === undefined) {
+        throw new InternalError(
+          `Tool ${name} declares an outputSchema but returned no structuredContent`,
+        );
+      }
+      const output = this.validator.compile(entry.tool.outputSchema)(result.structuredContent);
+      if (!output.ok) {
+        throw new InternalError(
+          `Tool ${name} returned structuredContent that does not match its outputSchema: ${output.message}`,
+        );
+      }
+    }
+    return result as JsonObject;
+  }
+
+  /** Returns the result and the caching hint that applies to it, if the resource set one. */
+  async readResource(
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<{ result: JsonObject; cache?: CacheHint }> {
+    const uri = params.uri;
+    if (typeof uri !== "string")
+      throw new InvalidParamsError('resources/read needs a string "uri"');
+    const direct = this.resources.get(uri);
+    if (direct) {
+      const result = normaliseRead(await direct.read(uri, context));
+      return { result, cache: direct.options.cache };
+    }
+    for (const entry of this.templates.values()) {
+      const variables = entry.matcher.match(uri);
+      if (variables) {
+        const result = normaliseRead(await entry.read(uri, variables, context));
+        return { result, cache: entry.options.cache };
+      }
+    }
+    throw resourceNotFound(uri, context.era);
+  }
+
+  async getPrompt(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    const name = params.name;
+    if (typeof name !== "string") throw new InvalidParamsError('prompts/get needs a string "name"');
+    const entry = this.prompts.get(name);
+    if (!entry) throw new InvalidParamsError(`Unknown prompt: ${name}`, { name });
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
+      throw new InvalidParamsError("prompt arguments must be an object");
+    }
+    for (const [key, value] of Object.entries(args)) {
+      if (typeof value !== "string") {
+        throw new InvalidParamsError(`Prompt argument ${key} must be a string`);
+      }
+    }
+    for (const argument of entry.prompt.arguments ?? []) {
+      if (argument.required && args[argument.name] === undefined) {
+        throw new InvalidParamsError(
+          `Missing required argument ${argument.name} for prompt ${name}`,
+        );
+      }
+    }
+    return (await entry.handler(args as Record<string, string>, context)) as JsonObject;
+  }
+
+  async complete(params: JsonObject): Promise<CompleteResult> {
+    const ref = params.ref as JsonObject | undefined;
+    const argument = params.argument as JsonObject | undefined;
+    if (!ref || typeof argument?.name !== "string" || typeof argument.value !== "string") {
+      throw new InvalidParamsError("completion/complete needs ref and argument {name, value}");
+    }
+    const context = {
+      arguments: ((params.context as JsonObject | undefined)?.arguments ?? {}) as Record<
+        string,
+        string
+      >,
+    };
+    let completers: Record<string, Completer> | undefined;
+    if (ref.type === "ref/prompt" && typeof ref.name === "string") {
+      const entry = this.prompts.get(ref.name);
+      if (!entry) throw new InvalidParamsError(`Unknown prompt: ${ref.name}`);
+      completers = entry.options.complete;
+    } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
+      const entry = this.templates.get(ref.uri);
+      if (!entry && !this.resources.get(ref.uri)) {
+        throw new InvalidParamsError(`Unknown resource template: ${ref.uri}`);
+      }
+      completers = entry?.options.complete;
+    } else {
+      throw new InvalidParamsError("completion ref must be ref/prompt or ref/resource");
+    }
+    const completer = completers?.[argument.name];
+    const values = completer ? await completer(argument.value, context) : [];
+    return {
+      completion: {
+        values: values.slice(0, MAX_COMPLETIONS),
+        total: values.length,
+        hasMore: values.length > MAX_COMPLETIONS,
+      },
+    };
+  }
+}
+
+export function toolError(text: string): JsonObject {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function resourceNotFound(uri: string, era: Era): JsonRpcError {
+  // 2026-07-28 uses -32602 with data.uri; earlier revisions defined -32002.
+  const code = era === "modern" ? ErrorCode.InvalidParams : ErrorCode.ResourceNotFound;
+  return new JsonRpcError(code, `Resource not found: ${uri}`, { uri });
+}
+
+function normaliseRead(value: ReadResourceResult | ResourceContents[]): JsonObject {
+  return (Array.isArray(value) ? { contents: value } : value) as JsonObject;
+}
+
+function withCursor(result: JsonObject, nextCursor: string | undefined): JsonObject {
+  if (nextCursor !== undefined) result.nextCursor = nextCursor;
+  return result;
+}

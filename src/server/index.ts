@@ -1,0 +1,6 @@
+export * from "./connection.js";
+export * from "./context.js";
+export * from "./features.js";
+export * from "./mcp-server.js";
+export * from "./server-core.js";
+export * from "./stdio.js";

@@ -1,0 +1,191 @@
+import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+} from "../protocol/mcp-types.js";
+import { META } from "../protocol/meta.js";
+import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
+import type { Transport } from "../transports/transport.js";
+import { ServerConnection } from "./connection.js";
+import type { HandlerContext } from "./context.js";
+import {
+  type FeatureKind,
+  Features,
+  type PromptHandler,
+  type PromptOptions,
+  type ReadHandler,
+  type ResourceOptions,
+  type TemplateOptions,
+  type TemplateReadHandler,
+  type ToolDefinition,
+  type ToolHandler,
+} from "./features.js";
+import {
+  CACHEABLE_METHODS,
+  DEFAULT_CACHE_HINTS,
+  type McpServerOptions,
+  type ServerCore,
+} from "./server-core.js";
+
+/**
+ * An MCP server: register tools, resources and prompts once, then connect it to any number of
+ * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
+ * off, legacy `initialize` sessions, with the same handlers.
+ */
+export class McpServer implements ServerCore {
+  readonly options: McpServerOptions;
+  readonly modernEnabled: boolean;
+  readonly legacyEnabled: boolean;
+  readonly modernVersions: string[] = [...MODERN_VERSIONS];
+  readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
+  private readonly features: Features;
+  private readonly connections = new Set<ServerConnection>();
+  private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
+
+  constructor(options: McpServerOptions) {
+    this.options = options;
+    const eras = options.eras ?? "dual";
+    this.modernEnabled = eras !== "legacy";
+    this.legacyEnabled = eras !== "modern";
+    this.features = new Features((kind) => this.changed(kind));
+  }
+
+  /** Registers a tool; returns a function that removes it (clients are told either way). */
+  tool(definition: ToolDefinition, handler: ToolHandler): () => void {
+    return this.features.addTool(definition, handler);
+  }
+
+  resource(resource: Resource, read: ReadHandler, options?: ResourceOptions): () => void {
+    return this.features.addResource(resource, read, options);
+  }
+
+  resourceTemplate(
+    template: ResourceTemplate,
+    read: TemplateReadHandler,
+    options?: TemplateOptions,
+  ): () => void {
+    return this.features.addTemplate(template, read, options);
+  }
+
+  prompt(prompt: Prompt, handler: PromptHandler, options?: PromptOptions): () => void {
+    return this.features.addPrompt(prompt, handler, options);
+  }
+
+  /** Tells subscribed clients that a resource's contents changed. */
+  resourceUpdated(uri: string): void {
+    for (const connection of this.connections) connection.notifyResourceUpdated(uri);
+  }
+
+  /** Listens for changes to the tool, resource or prompt lists (used by subscriptions). */
+  onListChanged(listener: (kind: FeatureKind) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Serves one transport; resolves once it is started. */
+  connect(transport: Transport): ServerConnection {
+    const connection = new ServerConnection(this, transport);
+    this.connections.add(connection);
+    void connection.session.closed.then(() => this.connections.delete(connection));
+    connection.start();
+    return connection;
+  }
+
+  /** Gracefully shuts every connection down. */
+  async close(): Promise<void> {
+    await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
+  }
+
+  capabilities(era: Era): ServerCapabilities {
+    const { features } = this;
+    const capabilities: ServerCapabilities = {};
+    if (features.tools.size > 0) capabilities.tools = { listChanged: true };
+    if (features.resources.size > 0 || features.templates.size > 0) {
+      capabilities.resources =
+        era === "legacy" ? { subscribe: true, listChanged: true } : { listChanged: true };
+    }
+    if (features.prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (features.prompts.size > 0 || features.templates.size > 0) capabilities.completions = {};
+    // Modern servers log per request (the logLevel _meta key); only legacy has setLevel.
+    if (era === "legacy") capabilities.logging = {};
+    return { ...capabilities, ...this.options.capabilities };
+  }
+
+  async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    const { features } = this;
+    const pageSize = this.options.pageSize;
+    const capabilities = this.capabilities(context.era);
+    switch (method) {
+      case "server/discover": {
+        const result: JsonObject = {
+          supportedVersions: this.modernVersions,
+          capabilities: capabilities as JsonObject,
+        };
+        if (this.options.instructions !== undefined)
+          result.instructions = this.options.instructions;
+        return result;
+      }
+      case "tools/list":
+        if (capabilities.tools) return features.listTools(params, pageSize);
+        break;
+      case "tools/call":
+        if (capabilities.tools) return features.callTool(params, context);
+        break;
+      case "resources/list":
+        if (capabilities.resources) return features.listResources(params, pageSize);
+        break;
+      case "resources/templates/list":
+        if (capabilities.resources) return features.listTemplates(params, pageSize);
+        break;
+      case "resources/read":
+        if (capabilities.resources) {
+          const { result, cache } = await features.readResource(params, context);
+          if (cache && context.era === "modern") Object.assign(result, cache);
+          return result;
+        }
+        break;
+      case "prompts/list":
+        if (capabilities.prompts) return features.listPrompts(params, pageSize);
+        break;
+      case "prompts/get":
+        if (capabilities.prompts) return features.getPrompt(params, context);
+        break;
+      case "completion/complete":
+        if (capabilities.completions) return (await features.complete(params)) as JsonObject;
+        break;
+    }
+    throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+
+  decorateModern(method: string, returned: JsonObject): JsonObject {
+    // Copy: handlers may hand back shared objects, which must not collect our fields.
+    const result = { ...returned };
+    if (result.resultType === undefined) result.resultType = "complete";
+    if (
+      result.resultType === "complete" &&
+      CACHEABLE_METHODS.has(method) &&
+      result.ttlMs === undefined
+    ) {
+      const key = method as keyof typeof DEFAULT_CACHE_HINTS;
+      Object.assign(result, this.options.caching?.[key] ?? DEFAULT_CACHE_HINTS[key]);
+    }
+    if (this.options.includeServerInfo !== false) {
+      const meta = (result._meta as JsonObject | undefined) ?? {};
+      result._meta = { ...meta, [META.serverInfo]: this.options.serverInfo };
+    }
+    return result;
+  }
+
+  reportError = (error: Error): void => {
+    if (this.options.onError) this.options.onError(error);
+    else process.stderr.write(`mcpwire server: ${error.message}\n`);
+  };
+
+  private changed(kind: FeatureKind): void {
+    for (const connection of this.connections) connection.notifyListChanged(kind);
+    for (const listener of this.changeListeners) listener(kind);
+  }
+}

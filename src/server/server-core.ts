@@ -1,0 +1,68 @@
+import type { JsonObject } from "../jsonrpc/types.js";
+import type { CacheHint, Implementation, ServerCapabilities } from "../protocol/mcp-types.js";
+import type { SessionOptions } from "../protocol/session.js";
+import type { Era } from "../protocol/versions.js";
+import type { HandlerContext } from "./context.js";
+
+/** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
+export interface CachingOptions {
+  "server/discover"?: CacheHint;
+  "tools/list"?: CacheHint;
+  "prompts/list"?: CacheHint;
+  "resources/list"?: CacheHint;
+  "resources/templates/list"?: CacheHint;
+  /** Default for reads; a resource's own `cache` option wins. */
+  "resources/read"?: CacheHint;
+}
+
+export interface McpServerOptions {
+  serverInfo: Implementation;
+  instructions?: string;
+  /** Which eras to serve. Default "dual": modern `_meta` requests and legacy `initialize` alike. */
+  eras?: "dual" | "modern" | "legacy";
+  /** Extra or overriding capability fields, merged over what the registered features imply. */
+  capabilities?: ServerCapabilities;
+  /** Page size for list methods; unset means one page. */
+  pageSize?: number;
+  caching?: CachingOptions;
+  /** Put `io.modelcontextprotocol/serverInfo` in every modern result's `_meta` (default true). */
+  includeServerInfo?: boolean;
+  /** Engine settings for every connection (timeouts, shutdown grace, concurrency cap). */
+  session?: SessionOptions;
+  /** Where protocol problems and handler bugs are reported. Default: a line on stderr. */
+  onError?: (error: Error) => void;
+}
+
+/** What a connection needs from its server; implemented by McpServer. */
+export interface ServerCore {
+  readonly options: McpServerOptions;
+  readonly modernEnabled: boolean;
+  readonly legacyEnabled: boolean;
+  readonly modernVersions: string[];
+  readonly legacyVersions: string[];
+  capabilities(era: Era): ServerCapabilities;
+  /** Runs an era-independent method (tools, resources, prompts, completion, discover). */
+  handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject>;
+  /** Adds resultType, caching hints and serverInfo to a modern result. */
+  decorateModern(method: string, result: JsonObject): JsonObject;
+  reportError(error: Error): void;
+}
+
+export const CACHEABLE_METHODS = new Set([
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
+
+export const DEFAULT_CACHE_HINTS: Required<CachingOptions> = {
+  "server/discover": { ttlMs: 0, cacheScope: "public" },
+  "tools/list": { ttlMs: 0, cacheScope: "public" },
+  "prompts/list": { ttlMs: 0, cacheScope: "public" },
+  "resources/list": { ttlMs: 0, cacheScope: "public" },
+  "resources/templates/list": { ttlMs: 0, cacheScope: "public" },
+  // Reads may well depend on who asks; sharing them must be a deliberate choice.
+  "resources/read": { ttlMs: 0, cacheScope: "private" },
+};

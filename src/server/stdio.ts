@@ -1,0 +1,17 @@
+import {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from "../transports/stdio/server.js";
+import type { McpServer } from "./mcp-server.js";
+
+/**
+ * Serves an McpServer on this process's stdin/stdout until stdin ends, a SIGTERM/SIGINT, or the
+ * idle timeout; resolves once everything is flushed and released, so the process can exit.
+ */
+export async function serveStdio(
+  server: McpServer,
+  options: StdioServerTransportOptions = {},
+): Promise<void> {
+  const connection = server.connect(new StdioServerTransport(options));
+  await connection.session.closed;
+}
