@@ -18,6 +18,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** Hard cap for this request, progress resets included (ms). Defaults to the session's cap. */
   maxTotalTimeoutMs?: number;
+  /** The incoming request this one is made on behalf of (routes it onto that HTTP stream). */
+  relatedRequestId?: JsonRpcId;
 }
 
 interface Pending {
@@ -35,7 +37,7 @@ interface Pending {
 }
 
 interface OutgoingDeps {
-  send(message: JsonRpcRequest): Promise<void>;
+  send(message: JsonRpcRequest, relatedRequestId: JsonRpcId | undefined): Promise<void>;
   cancelOnWire(id: JsonRpcId, reason: string): void;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
@@ -94,7 +96,7 @@ export class OutgoingRequests {
         entry.onAbort = () => this.cancel(entry, abortError(signal, method));
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-      this.deps.send(message).catch((error: unknown) => {
+      this.deps.send(message, options?.relatedRequestId).catch((error: unknown) => {
         if (this.pending.get(id) !== entry) return;
         this.finish(entry);
         reject(

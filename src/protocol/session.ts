@@ -101,7 +101,11 @@ export class Session {
     this.transport = transport;
     this.options = options;
     this.outgoing = new OutgoingRequests({
-      send: (message) => this.transport.send(message),
+      send: (message, relatedRequestId) =>
+        this.transport.send(
+          message,
+          relatedRequestId === undefined ? undefined : { relatedRequestId },
+        ),
       cancelOnWire: (id, reason) => this.cancelOnWire(id, reason),
       defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
       maxTimeoutMs: options.maxRequestTimeoutMs ?? DEFAULTS.maxRequestTimeoutMs,

@@ -207,6 +207,11 @@ export class ServerConnection {
       // Legacy servers may log at any time; setLevel only raises the floor.
       logLevel: legacy.logLevel ?? "debug",
       notify: context.notify,
+      requestClient: (clientMethod, clientParams) =>
+        this.session.request(clientMethod, clientParams, {
+          signal: context.signal,
+          relatedRequestId: context.id,
+        }),
     });
     return this.core.handle(method, params, handlerContext);
   }

@@ -1,3 +1,8 @@
+import {
+  ErrorCode,
+  JsonRpcError,
+  MissingRequiredClientCapabilityError,
+} from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { LOGGING_LEVELS } from "../protocol/mcp-types.js";
@@ -24,7 +29,24 @@ export interface HandlerContext {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Request-scoped log: sent only at or above the level this request (or legacy session) asked for. */
   log: RequestLogger;
+  /** Throws -32021 (MissingRequiredClientCapability) unless the client declared all of these. */
+  requireClientCapabilities(required: Record<string, JsonObject>): void;
+  /** Asks the user through the client (`elicitation/create`). */
+  elicit(params: JsonObject): Promise<JsonObject>;
+  /** Asks the client's model (`sampling/createMessage`). */
+  sample(params: JsonObject): Promise<JsonObject>;
+  /** Asks for the client's roots (`roots/list`). */
+  listRoots(): Promise<JsonObject>;
 }
+
+/** The client capability each server-to-client request needs. */
+const CAPABILITY_FOR = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+} as const;
+
+export type ClientRequestMethod = keyof typeof CAPABILITY_FOR;
 
 export interface ContextInputs {
   requestId: JsonRpcId;
@@ -39,6 +61,12 @@ export interface ContextInputs {
   /** Minimum level to emit, or undefined to emit no logs at all. */
   logLevel: LoggingLevel | undefined;
   notify(method: string, params: JsonObject): Promise<void>;
+  /**
+   * Sends a request to the client on behalf of this request: a real server-to-client request
+   * on legacy connections. Absent where the era has no such channel (modern: multi round-trip
+   * requests take that role).
+   */
+  requestClient?(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
 }
 
 export function createHandlerContext(inputs: ContextInputs): HandlerContext {
@@ -57,6 +85,23 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
       return inputs.notify("notifications/message", params);
     };
   }
+  const requireClientCapabilities = (required: Record<string, JsonObject>) => {
+    const missing: Record<string, JsonObject> = {};
+    for (const [name, value] of Object.entries(required)) {
+      if (inputs.clientCapabilities[name] === undefined) missing[name] = value;
+    }
+    if (Object.keys(missing).length > 0) throw new MissingRequiredClientCapabilityError(missing);
+  };
+  const askClient = (method: ClientRequestMethod, params: JsonObject) => {
+    requireClientCapabilities({ [CAPABILITY_FOR[method]]: {} });
+    if (!inputs.requestClient) {
+      throw new JsonRpcError(
+        ErrorCode.InternalError,
+        `${method} from a handler needs multi round-trip support on ${inputs.era} connections`,
+      );
+    }
+    return inputs.requestClient(method, params);
+  };
   return {
     requestId: inputs.requestId,
     method: inputs.method,
@@ -68,6 +113,10 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     principal: inputs.principal,
     meta: inputs.meta,
     log,
+    requireClientCapabilities,
+    elicit: (params) => askClient("elicitation/create", params),
+    sample: (params) => askClient("sampling/createMessage", params),
+    listRoots: () => askClient("roots/list", {}),
     progress(progress, total, message) {
       if (!hasToken) return Promise.resolve();
       const params: JsonObject = { progressToken: token, progress };

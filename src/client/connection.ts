@@ -1,0 +1,373 @@
+import { JsonRpcError, LocalError, UnsupportedProtocolVersionError } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  ServerCapabilities,
+} from "../protocol/mcp-types.js";
+import type { RequestOptions } from "../protocol/outgoing.js";
+import { Session } from "../protocol/session.js";
+import { type Era, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../protocol/versions.js";
+import type { Transport } from "../transports/transport.js";
+import { chooseModernVersion, discoverModern, probeEra } from "./era-detection.js";
+import {
+  legacyInitialize,
+  modernMeta,
+  type ServerState,
+  stateFromDiscover,
+  withMeta,
+} from "./handshake.js";
+import { ResultCache } from "./result-cache.js";
+import { completeResult } from "./results.js";
+import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
+import type {
+  CallOptions,
+  ClientDiscoverResult,
+  ConnectOptions,
+  McpClientOptions,
+  TransportFactory,
+} from "./types.js";
+
+const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+
+/**
+ * The connection half of McpClient: era detection and handshakes, the era-aware request path
+ * (modern `_meta`, resultType, ttlMs caching), notifications and supervised restarts.
+ */
+export class ClientConnection {
+  private readonly options: McpClientOptions;
+  private readonly capabilities: ClientCapabilities;
+  private readonly cache: ResultCache | undefined;
+  private session: Session | undefined;
+  private state: ServerState | undefined;
+  protected logLevel: LoggingLevel | undefined;
+  private connecting = false;
+  /** Requests wait here while a supervised transport restarts its server and we re-handshake. */
+  protected ready: Promise<void> = Promise.resolve();
+  /** Legacy resource subscriptions, renewed when a supervised transport restarts the server. */
+  protected readonly subscriptions = new Set<string>();
+  private resumeGate: { resolve(): void; reject(error: Error): void } | undefined;
+
+  constructor(options: McpClientOptions) {
+    this.options = options;
+    this.capabilities = options.capabilities ?? capabilitiesFromHandlers(options.handlers ?? {});
+    this.cache = options.cache === false ? undefined : new ResultCache();
+    this.logLevel = options.logLevel;
+  }
+
+  get era(): Era | undefined {
+    return this.state?.era;
+  }
+  get protocolVersion(): string | undefined {
+    return this.state?.protocolVersion;
+  }
+  get serverInfo(): Implementation | undefined {
+    return this.state?.serverInfo;
+  }
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.state?.capabilities;
+  }
+  get instructions(): string | undefined {
+    return this.state?.instructions;
+  }
+  get supportedVersions(): string[] | undefined {
+    return this.state?.supportedVersions;
+  }
+  /** Resolves when the connection has closed, from either side. */
+  get closed(): Promise<void> {
+    return this.session ? this.session.closed.then(() => undefined) : Promise.resolve();
+  }
+
+  /**
+   * Opens the connection and completes the handshake for the server's era. Given a factory,
+   * a transport lost during the era probe is replaced by a fresh one for `initialize`.
+   */
+  async connect(target: Transport | TransportFactory, options: ConnectOptions = {}): Promise<void> {
+    if (this.session || this.connecting) throw new Error("McpClient is already connected");
+    this.connecting = true;
+    try {
+      const factory = typeof target === "function" ? target : undefined;
+      this.open(factory ? await factory() : (target as Transport));
+      try {
+        await this.establish(factory, options.serverKey);
+      } catch (error) {
+        await this.abandon();
+        throw error;
+      }
+      if (options.serverKey !== undefined)
+        this.options.eraCache?.set(options.serverKey, this.state!.era);
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  /** Closes the connection; connect() may be called again afterwards. */
+  async close(): Promise<void> {
+    const session = this.session;
+    this.resumeGate?.resolve();
+    if (session) await session.close();
+    if (this.session === session) this.session = undefined;
+  }
+
+  /** Any request, era-aware: modern `_meta`, resultType handling, ttlMs caching. */
+  async request(
+    method: string,
+    params?: JsonObject,
+    options: CallOptions = {},
+  ): Promise<JsonObject> {
+    await this.ready;
+    const session = this.requireSession();
+    const state = this.requireState();
+    const { _meta: extraMeta, ...requestOptions } = options;
+    const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
+    if (useCache) {
+      const hit = this.cache!.get(method, params);
+      if (hit) return hit;
+    }
+    let result: JsonObject;
+    try {
+      result = await session.request(method, this.wireParams(params, extraMeta), requestOptions);
+    } catch (error) {
+      // The server may have been replaced by one speaking other versions: switch once.
+      const switchTo =
+        state.era === "modern" && error instanceof UnsupportedProtocolVersionError
+          ? chooseModernVersion(this.preferredVersion, error.supported)
+          : undefined;
+      if (switchTo === undefined || switchTo === state.protocolVersion) throw error;
+      state.protocolVersion = switchTo;
+      result = await session.request(method, this.wireParams(params, extraMeta), requestOptions);
+    }
+    const complete = completeResult(state.era, method, result);
+    if (useCache) this.cache!.set(method, params, complete);
+    return complete;
+  }
+
+  /**
+   * The server's versions, capabilities and identity. Modern: `server/discover` (served from
+   * the cache while its ttlMs lasts). Legacy: built from the initialize result.
+   */
+  async discover(options?: CallOptions): Promise<ClientDiscoverResult> {
+    await this.ready;
+    const state = this.requireState();
+    if (state.era === "legacy") {
+      const result: ClientDiscoverResult = {
+        supportedVersions: [...state.supportedVersions],
+        capabilities: state.capabilities,
+      };
+      if (state.instructions !== undefined) result.instructions = state.instructions;
+      if (state.serverInfo)
+        result._meta = { "io.modelcontextprotocol/serverInfo": state.serverInfo };
+      return result;
+    }
+    const result = await this.request("server/discover", undefined, options);
+    const fresh = stateFromDiscover(state.protocolVersion, result);
+    state.capabilities = fresh.capabilities;
+    state.instructions = fresh.instructions;
+    state.serverInfo = fresh.serverInfo ?? state.serverInfo;
+    state.supportedVersions = fresh.supportedVersions;
+    return result as ClientDiscoverResult;
+  }
+
+  /** Drops every cached result. */
+  clearCache(): void {
+    this.cache?.clear();
+  }
+
+  /** Connecting failed: close whatever is open and forget it. */
+  private async abandon(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    this.state = undefined;
+    await session?.close();
+  }
+
+  private get preferredVersion(): string {
+    return this.options.protocolVersion ?? LATEST_MODERN_VERSION;
+  }
+
+  private open(transport: Transport): Session {
+    const session = new Session(transport, {
+      requestTimeoutMs: this.options.requestTimeoutMs,
+      onProtocolError: this.options.onProtocolError,
+      fallbackNotificationHandler: (method, params) => this.onNotification(method, params),
+      onInterrupted: () => this.holdRequests(),
+      onResumed: () => this.rehandshake(),
+    });
+    installServerRequestHandlers(session, this.options.handlers ?? {});
+    // A transport that closes for good releases anyone waiting for a restart.
+    void session.closed.then(() => this.resumeGate?.resolve());
+    session.start();
+    this.session = session;
+    return session;
+  }
+
+  private async establish(
+    factory: TransportFactory | undefined,
+    serverKey?: string,
+  ): Promise<void> {
+    const forced = this.options.era ?? "auto";
+    if (forced !== "auto") {
+      await this.handshake(forced);
+      return;
+    }
+    const cached = serverKey === undefined ? undefined : this.options.eraCache?.get(serverKey);
+    if (cached) {
+      try {
+        await this.handshake(cached);
+        return;
+      } catch (error) {
+        // The cached assumption failed: forget it and probe afresh (spec: re-probe).
+        this.options.eraCache?.delete(serverKey!);
+        if (!(error instanceof JsonRpcError)) {
+          if (!factory) throw error;
+          await this.session?.close();
+          this.open(await factory());
+        }
+      }
+    }
+    await this.detect(factory);
+  }
+
+  private async detect(factory: TransportFactory | undefined): Promise<void> {
+    const session = this.requireSession();
+    const outcome = await probeEra(
+      (version, options) => this.sendDiscover(session, version, options),
+      this.preferredVersion,
+      this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+    );
+    if (outcome.era === "modern") {
+      this.adoptDiscover(outcome.version, outcome.result);
+      return;
+    }
+    if (outcome.era === "closed") {
+      if (!factory) {
+        throw new LocalError(
+          "closed",
+          "the server closed the connection during the server/discover era probe " +
+            "(pass a transport factory to connect() to retry initialize on a fresh one)",
+          { cause: outcome.error },
+        );
+      }
+      await session.close();
+      this.open(await factory());
+    }
+    await this.handshake("legacy");
+  }
+
+  /** The handshake of a known era, on the current session. */
+  private async handshake(era: Era): Promise<void> {
+    const session = this.requireSession();
+    if (era === "modern") {
+      const { version, result } = await discoverModern(
+        (v, options) => this.sendDiscover(session, v, options),
+        this.preferredVersion,
+      );
+      this.adoptDiscover(version, result);
+      return;
+    }
+    this.state = await legacyInitialize(session, {
+      protocolVersion: this.options.legacyProtocolVersion ?? LATEST_LEGACY_VERSION,
+      capabilities: this.capabilities,
+      clientInfo: this.options.clientInfo,
+      timeoutMs: this.options.requestTimeoutMs,
+    });
+    if (this.logLevel !== undefined && this.state.capabilities.logging) {
+      await session.request("logging/setLevel", { level: this.logLevel });
+    }
+  }
+
+  private sendDiscover(
+    session: Session,
+    version: string,
+    options: RequestOptions,
+  ): Promise<JsonObject> {
+    const meta = modernMeta({
+      protocolVersion: version,
+      clientInfo: this.options.clientInfo,
+      capabilities: this.capabilities,
+      logLevel: this.logLevel,
+    });
+    return session.request("server/discover", { _meta: meta }, options);
+  }
+
+  private adoptDiscover(version: string, result: JsonObject): void {
+    this.state = stateFromDiscover(version, result);
+    this.cache?.set("server/discover", undefined, result);
+  }
+
+  private wireParams(params: JsonObject | undefined, extraMeta: JsonObject | undefined) {
+    const state = this.state!;
+    if (state.era === "legacy") return withMeta(params, undefined, extraMeta);
+    const base = modernMeta({
+      protocolVersion: state.protocolVersion,
+      clientInfo: this.options.clientInfo,
+      capabilities: this.capabilities,
+      logLevel: this.logLevel,
+    });
+    return withMeta(params, base, extraMeta);
+  }
+
+  private onNotification(method: string, params: JsonObject): void {
+    const cache = this.cache;
+    if (cache) {
+      if (method === "notifications/tools/list_changed") cache.invalidateMethods("tools/list");
+      else if (method === "notifications/prompts/list_changed")
+        cache.invalidateMethods("prompts/list");
+      else if (method === "notifications/resources/list_changed") {
+        cache.invalidateMethods("resources/list", "resources/templates/list");
+      } else if (method === "notifications/resources/updated" && typeof params.uri === "string") {
+        cache.invalidateResource(params.uri);
+      }
+    }
+    this.options.onNotification?.(method, params);
+  }
+
+  private holdRequests(): void {
+    if (this.resumeGate) return;
+    const gate = new Promise<void>((resolve, reject) => {
+      this.resumeGate = { resolve, reject };
+    });
+    gate.catch(() => {}); // observed by whoever awaits `ready`
+    this.ready = gate;
+  }
+
+  /** A supervised transport has a fresh server: handshake again before anything else goes out. */
+  private rehandshake(): void {
+    this.holdRequests();
+    const gate = this.resumeGate!;
+    this.resumeGate = undefined;
+    this.cache?.clear(); // a new process owes nothing to the old one's results
+    const era = this.state?.era;
+    if (!era || this.connecting) {
+      gate.resolve();
+      return;
+    }
+    this.restore(era).then(gate.resolve, (error: unknown) =>
+      gate.reject(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  /** Handshake with a fresh server, then renew legacy resource subscriptions on it. */
+  private async restore(era: Era): Promise<void> {
+    await this.handshake(era);
+    if (era !== "legacy") return;
+    const session = this.requireSession();
+    for (const uri of this.subscriptions) await session.request("resources/subscribe", { uri });
+  }
+
+  private requireSession(): Session {
+    if (!this.session) throw new Error("McpClient is not connected; call connect() first");
+    return this.session;
+  }
+  protected requireState(): ServerState {
+    this.requireSession();
+    if (!this.state) throw new Error("McpClient is still connecting");
+    return this.state;
+  }
+  protected requireLegacy(method: string, why: string): void {
+    if (this.requireState().era !== "legacy") {
+      throw new Error(`${method} is not available on a modern connection: ${why}`);
+    }
+  }
+}

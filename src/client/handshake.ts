@@ -1,0 +1,108 @@
+import { isPlainObject } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  ServerCapabilities,
+} from "../protocol/mcp-types.js";
+import { META } from "../protocol/meta.js";
+import type { Session } from "../protocol/session.js";
+import { type Era, isLegacyVersion, LEGACY_VERSIONS } from "../protocol/versions.js";
+import { InvalidResultError } from "./results.js";
+
+/** What the client learned about the server from its handshake. */
+export interface ServerState {
+  era: Era;
+  protocolVersion: string;
+  serverInfo: Implementation | undefined;
+  capabilities: ServerCapabilities;
+  instructions: string | undefined;
+  /** Modern: from the DiscoverResult. Legacy: the negotiated version only. */
+  supportedVersions: string[];
+}
+
+/** The reserved `_meta` fields a modern request carries, under the caller's own `_meta`. */
+export function modernMeta(fields: {
+  protocolVersion: string;
+  clientInfo: Implementation;
+  capabilities: ClientCapabilities;
+  logLevel: LoggingLevel | undefined;
+}): JsonObject {
+  const meta: JsonObject = {
+    [META.protocolVersion]: fields.protocolVersion,
+    [META.clientCapabilities]: fields.capabilities,
+    [META.clientInfo]: fields.clientInfo,
+  };
+  if (fields.logLevel !== undefined) meta[META.logLevel] = fields.logLevel;
+  return meta;
+}
+
+/** Params with extra `_meta` merged in; the caller's keys win over `base`. */
+export function withMeta(
+  params: JsonObject | undefined,
+  base: JsonObject | undefined,
+  extra: JsonObject | undefined,
+): JsonObject | undefined {
+  const own = isPlainObject(params?._meta) ? params._meta : undefined;
+  if (!base && !extra && !own) return params;
+  return { ...params, _meta: { ...base, ...own, ...extra } };
+}
+
+export function stateFromDiscover(version: string, result: JsonObject): ServerState {
+  const meta = isPlainObject(result._meta) ? result._meta : {};
+  const serverInfo = meta[META.serverInfo];
+  return {
+    era: "modern",
+    protocolVersion: version,
+    serverInfo: isPlainObject(serverInfo) ? (serverInfo as unknown as Implementation) : undefined,
+    capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+    instructions: typeof result.instructions === "string" ? result.instructions : undefined,
+    supportedVersions: (result.supportedVersions as string[] | undefined) ?? [version],
+  };
+}
+
+/**
+ * The legacy handshake: `initialize`, a version check, `notifications/initialized`. A server
+ * answering with a version outside LEGACY_VERSIONS is refused (the caller closes).
+ */
+export async function legacyInitialize(
+  session: Session,
+  request: {
+    protocolVersion: string;
+    capabilities: ClientCapabilities;
+    clientInfo: Implementation;
+    timeoutMs: number | undefined;
+  },
+): Promise<ServerState> {
+  const params: JsonObject = {
+    protocolVersion: request.protocolVersion,
+    capabilities: request.capabilities,
+    clientInfo: request.clientInfo,
+  };
+  const result = await session.request(
+    "initialize",
+    params,
+    request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs },
+  );
+  const version = result.protocolVersion;
+  if (!isLegacyVersion(version)) {
+    throw new InvalidResultError(
+      "initialize",
+      result,
+      `the server chose protocol version ${JSON.stringify(version)}, which this client does not ` +
+        `speak (it speaks ${LEGACY_VERSIONS.join(", ")})`,
+    );
+  }
+  await session.notify("notifications/initialized");
+  return {
+    era: "legacy",
+    protocolVersion: version,
+    serverInfo: isPlainObject(result.serverInfo)
+      ? (result.serverInfo as unknown as Implementation)
+      : undefined,
+    capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
+    instructions: typeof result.instructions === "string" ? result.instructions : undefined,
+    supportedVersions: [version],
+  };
+}

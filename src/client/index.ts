@@ -1,0 +1,14 @@
+export { ClientConnection } from "./connection.js";
+export {
+  chooseModernVersion,
+  MODERN_ERROR_CODES,
+  ModernHandshakeError,
+  NoCommonVersionError,
+  probeEra,
+} from "./era-detection.js";
+export type { ServerState } from "./handshake.js";
+export { McpClient } from "./mcp-client.js";
+export { collectPages, MAX_PAGES } from "./pagination.js";
+export { CACHEABLE_METHODS, ResultCache, stableStringify } from "./result-cache.js";
+export { InputRequiredError, InvalidResultError, isResourceNotFound } from "./results.js";
+export type * from "./types.js";

@@ -1,0 +1,148 @@
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "../protocol/mcp-types.js";
+import type { RequestOptions } from "../protocol/outgoing.js";
+import { ClientConnection } from "./connection.js";
+import { collectPages } from "./pagination.js";
+import type {
+  CallOptions,
+  CompletionReference,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+} from "./types.js";
+
+/**
+ * An MCP client for both protocol eras. connect() finds the server's era (or takes the one
+ * forced or cached), and every call afterwards speaks that era: per-request `_meta` for modern
+ * servers, the `initialize` session for legacy ones.
+ */
+export class McpClient extends ClientConnection {
+  listTools(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListToolsResult> {
+    return this.request("tools/list", cursorParams(params), options) as Promise<ListToolsResult>;
+  }
+  listAllTools(options?: CallOptions): Promise<Tool[]> {
+    return collectPages(
+      "tools/list",
+      (cursor) => this.listTools({ cursor }, options),
+      (page) => page.tools,
+    );
+  }
+  callTool(name: string, args?: JsonObject, options?: CallOptions): Promise<CallToolResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+  }
+
+  listResources(
+    params: { cursor?: string } = {},
+    options?: CallOptions,
+  ): Promise<ListResourcesResult> {
+    return this.request(
+      "resources/list",
+      cursorParams(params),
+      options,
+    ) as Promise<ListResourcesResult>;
+  }
+  listAllResources(options?: CallOptions): Promise<Resource[]> {
+    return collectPages(
+      "resources/list",
+      (cursor) => this.listResources({ cursor }, options),
+      (page) => page.resources,
+    );
+  }
+  listResourceTemplates(
+    params: { cursor?: string } = {},
+    options?: CallOptions,
+  ): Promise<ListResourceTemplatesResult> {
+    return this.request(
+      "resources/templates/list",
+      cursorParams(params),
+      options,
+    ) as Promise<ListResourceTemplatesResult>;
+  }
+  listAllResourceTemplates(options?: CallOptions): Promise<ResourceTemplate[]> {
+    return collectPages(
+      "resources/templates/list",
+      (cursor) => this.listResourceTemplates({ cursor }, options),
+      (page) => page.resourceTemplates,
+    );
+  }
+  /** Rejects with a JsonRpcError that `isResourceNotFound()` recognises when there is none. */
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request("resources/read", { uri }, options) as Promise<ReadResourceResult>;
+  }
+
+  listPrompts(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListPromptsResult> {
+    return this.request(
+      "prompts/list",
+      cursorParams(params),
+      options,
+    ) as Promise<ListPromptsResult>;
+  }
+  listAllPrompts(options?: CallOptions): Promise<Prompt[]> {
+    return collectPages(
+      "prompts/list",
+      (cursor) => this.listPrompts({ cursor }, options),
+      (page) => page.prompts,
+    );
+  }
+  getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: CallOptions,
+  ): Promise<GetPromptResult> {
+    const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
+    return this.request("prompts/get", params, options) as Promise<GetPromptResult>;
+  }
+
+  complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: CallOptions,
+  ): Promise<CompleteResult> {
+    const params: JsonObject =
+      context === undefined ? { ref, argument } : { ref, argument, context };
+    return this.request("completion/complete", params, options) as Promise<CompleteResult>;
+  }
+
+  /** Legacy only: 2026-07-28 removed ping. */
+  async ping(options?: RequestOptions): Promise<void> {
+    this.requireLegacy("ping", "it was removed in 2026-07-28");
+    await this.request("ping", undefined, options);
+  }
+
+  /** Legacy: logging/setLevel. Modern: sent as `_meta` logLevel on every later request. */
+  async setLogLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
+    await this.ready;
+    const era = this.requireState().era;
+    if (era === "legacy") await this.request("logging/setLevel", { level }, options);
+    this.logLevel = level;
+  }
+
+  /** Legacy only; modern servers use subscriptions/listen. */
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    this.requireLegacy("resources/subscribe", "modern servers use subscriptions/listen");
+    await this.request("resources/subscribe", { uri }, options);
+    this.subscriptions.add(uri);
+  }
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    this.requireLegacy("resources/unsubscribe", "modern servers use subscriptions/listen");
+    await this.request("resources/unsubscribe", { uri }, options);
+    this.subscriptions.delete(uri);
+  }
+}
+
+function cursorParams(params: { cursor?: string }): JsonObject | undefined {
+  return params.cursor === undefined ? undefined : { cursor: params.cursor };
+}

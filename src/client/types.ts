@@ -1,0 +1,121 @@
+import type { JsonObject } from "../jsonrpc/types.js";
+import type {
+  ClientCapabilities,
+  DiscoverResult,
+  Implementation,
+  LoggingLevel,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from "../protocol/mcp-types.js";
+import type { RequestOptions } from "../protocol/outgoing.js";
+import type { Era } from "../protocol/versions.js";
+import type { Transport } from "../transports/transport.js";
+
+/** What a handler for a server-to-client request gets besides the params. */
+export interface ServerRequestContext {
+  /** Aborted when the server cancels the request or the connection closes. */
+  signal: AbortSignal;
+}
+
+export type ServerRequestHandler = (
+  params: JsonObject,
+  context: ServerRequestContext,
+) => JsonObject | Promise<JsonObject>;
+
+/**
+ * Answers to server-to-client requests (legacy connections; a modern server asks for input with
+ * an InputRequiredResult instead). A missing handler makes the request fail with -32601.
+ */
+export interface ClientHandlers {
+  /** `elicitation/create`: resolve with an ElicitResult ({ action, content? }). */
+  elicitation?: ServerRequestHandler;
+  /** `sampling/createMessage`: resolve with a CreateMessageResult. */
+  sampling?: ServerRequestHandler;
+  /** `roots/list`: resolve with the roots to expose. */
+  roots?: (context: ServerRequestContext) => Root[] | Promise<Root[]>;
+}
+
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: JsonObject;
+}
+
+export type TransportFactory = () => Transport | Promise<Transport>;
+
+export interface McpClientOptions {
+  clientInfo: Implementation;
+  /**
+   * Declared to the server: per request in `_meta` (modern) or in `initialize` (legacy).
+   * Default: derived from `handlers` (roots, sampling, elicitation for each one given).
+   */
+  capabilities?: ClientCapabilities;
+  /** "auto" (default) probes with server/discover and falls back to initialize. */
+  era?: "auto" | Era;
+  /** Preferred modern version; default LATEST_MODERN_VERSION. */
+  protocolVersion?: string;
+  /** Version offered in initialize; default LATEST_LEGACY_VERSION. */
+  legacyProtocolVersion?: string;
+  /** How long the server/discover probe may stay unanswered before falling back (ms, default 3000). */
+  probeTimeoutMs?: number;
+  /** Default timeout for every request (ms); the session's default (60 s) otherwise. */
+  requestTimeoutMs?: number;
+  /** Minimum server log level: per-request `_meta` (modern) or logging/setLevel (legacy). */
+  logLevel?: LoggingLevel;
+  handlers?: ClientHandlers;
+  /** Every notification from the server except progress and cancellation, which are routed. */
+  onNotification?: (method: string, params: JsonObject) => void;
+  /** Protocol trouble worth a log line (unreadable frames, late replies, handler bugs). */
+  onProtocolError?: (error: Error) => void;
+  /** Era per server, shared between clients; keyed by the `serverKey` given to connect(). */
+  eraCache?: Map<string, Era>;
+  /** Set false to ignore ttlMs caching hints. Default true. */
+  cache?: boolean;
+}
+
+export interface ConnectOptions {
+  /** Key for `eraCache`: the same server configuration gets the same key. */
+  serverKey?: string;
+}
+
+export interface CallOptions extends RequestOptions {
+  /** Extra `_meta` for the request (merged with the protocol fields). */
+  _meta?: JsonObject;
+}
+
+/** Caching hints a modern server attaches to list/read/discover results. */
+export interface Cacheable {
+  ttlMs?: number;
+  cacheScope?: "public" | "private";
+  resultType?: string;
+}
+
+export interface Paginated extends Cacheable {
+  nextCursor?: string;
+  _meta?: JsonObject;
+  [key: string]: unknown;
+}
+
+export interface ListToolsResult extends Paginated {
+  tools: Tool[];
+}
+
+export interface ListResourcesResult extends Paginated {
+  resources: Resource[];
+}
+
+export interface ListResourceTemplatesResult extends Paginated {
+  resourceTemplates: ResourceTemplate[];
+}
+
+export interface ListPromptsResult extends Paginated {
+  prompts: Prompt[];
+}
+
+export type CompletionReference =
+  | { type: "ref/prompt"; name: string }
+  | { type: "ref/resource"; uri: string };
+
+export type ClientDiscoverResult = DiscoverResult & Cacheable;
