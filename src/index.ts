@@ -1,2 +1,5 @@
+export * from "./client/index.js";
 export * from "./jsonrpc/index.js";
+export * from "./protocol/index.js";
+export * from "./server/index.js";
 export * from "./transports/index.js";

@@ -9,6 +9,6 @@ export {
 export type { ServerState } from "./handshake.js";
 export { McpClient } from "./mcp-client.js";
 export { collectPages, MAX_PAGES } from "./pagination.js";
-export { CACHEABLE_METHODS, ResultCache, stableStringify } from "./result-cache.js";
+export { ResultCache, stableStringify } from "./result-cache.js";
 export { InputRequiredError, InvalidResultError, isResourceNotFound } from "./results.js";
 export type * from "./types.js";

@@ -1,14 +1,5 @@
 import type { JsonObject } from "../jsonrpc/types.js";
-
-/** Methods whose complete results carry ttlMs/cacheScope (2026-07-28 server/utilities/caching). */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-]);
+import { CACHEABLE_METHODS } from "../protocol/caching.js";
 
 interface Entry {
   method: string;

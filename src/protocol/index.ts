@@ -1,3 +1,5 @@
+export * from "./caching.js";
+export * from "./mcp-types.js";
 export * from "./meta.js";
 export * from "./session.js";
 export * from "./versions.js";

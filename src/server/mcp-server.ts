@@ -1,5 +1,6 @@
 import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import type {
   Prompt,
   Resource,
@@ -23,12 +24,7 @@ import {
   type ToolDefinition,
   type ToolHandler,
 } from "./features.js";
-import {
-  CACHEABLE_METHODS,
-  DEFAULT_CACHE_HINTS,
-  type McpServerOptions,
-  type ServerCore,
-} from "./server-core.js";
+import { DEFAULT_CACHE_HINTS, type McpServerOptions, type ServerCore } from "./server-core.js";
 
 /**
  * An MCP server: register tools, resources and prompts once, then connect it to any number of

@@ -48,15 +48,6 @@ export interface ServerCore {
   reportError(error: Error): void;
 }
 
-export const CACHEABLE_METHODS = new Set([
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-]);
-
 export const DEFAULT_CACHE_HINTS: Required<CachingOptions> = {
   "server/discover": { ttlMs: 0, cacheScope: "public" },
   "tools/list": { ttlMs: 0, cacheScope: "public" },
