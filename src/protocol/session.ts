@@ -276,7 +276,7 @@ export class Session {
       try {
         reply = { result: await handler(request.params ?? {}, handlerContext) };
       } catch (error) {
-        reply = { error: this.toWireError(error, method) };
+        reply = { error: this.toWireError(error, method, controller.signal.aborted) };
       } finally {
         context.signal?.removeEventListener("abort", onCarrierAbort);
       }
@@ -294,11 +294,12 @@ export class Session {
       .catch((error) => this.report(asError(error)));
   }
 
-  private toWireError(error: unknown, method: string) {
+  private toWireError(error: unknown, method: string, aborted: boolean) {
     if (error instanceof JsonRpcError) return error.toJSON();
-    // Never leak stacks; a LocalError (e.g. aborted) or a plain bug becomes -32603.
+    // Never leak stacks; a LocalError (e.g. aborted) or a plain bug becomes -32603. A handler
+    // that stopped because its signal fired (AbortError and the like) is no bug worth reporting.
     const message = error instanceof Error ? error.message : String(error);
-    if (!(error instanceof LocalError)) {
+    if (!(error instanceof LocalError) && !aborted) {
       this.report(new Error(`handler for ${method} failed: ${message}`, { cause: error }));
     }
     return new InternalError(message || "Internal error").toJSON();
