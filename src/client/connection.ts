@@ -18,6 +18,7 @@ import {
   stateFromDiscover,
   withMeta,
 } from "./handshake.js";
+import { DEFAULT_MAX_INPUT_ROUNDS, resolveInputRequired } from "./mrtr.js";
 import { ResultCache } from "./result-cache.js";
 import { completeResult } from "./results.js";
 import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
@@ -30,6 +31,8 @@ import type {
 } from "./types.js";
 
 const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+/** The requests a modern server may answer with input_required (MRTR "Supported Requests"). */
+const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
 /**
  * The connection half of McpClient: era detection and handshakes, the era-aware request path
@@ -138,8 +141,22 @@ export class ClientConnection {
       state.protocolVersion = switchTo;
       result = await session.request(method, this.wireParams(params, extraMeta), requestOptions);
     }
+    let retried = false;
+    if (state.era === "modern" && INPUT_METHODS.has(method)) {
+      ({ result, retried } = await resolveInputRequired(result, {
+        method,
+        params,
+        handlers: this.options.handlers ?? {},
+        maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
+        signal: requestOptions.signal,
+        // Each retry is a new request with its own id, carrying the same caller _meta.
+        send: (retryParams) =>
+          session.request(method, this.wireParams(retryParams, extraMeta), requestOptions),
+      }));
+    }
     const complete = completeResult(state.era, method, result);
-    if (useCache) this.cache!.set(method, params, complete);
+    // A retry's result depends on answers given once; it is never served again from a cache.
+    if (useCache && !retried) this.cache!.set(method, params, complete);
     return complete;
   }
 

@@ -8,6 +8,13 @@ export {
 } from "./era-detection.js";
 export type { ServerState } from "./handshake.js";
 export { McpClient } from "./mcp-client.js";
+export {
+  answerInputRequests,
+  DEFAULT_MAX_INPUT_ROUNDS,
+  InputRoundsExceededError,
+  resolveInputRequired,
+  withElicitationDefaults,
+} from "./mrtr.js";
 export { collectPages, MAX_PAGES } from "./pagination.js";
 export { ResultCache, stableStringify } from "./result-cache.js";
 export { InputRequiredError, InvalidResultError, isResourceNotFound } from "./results.js";

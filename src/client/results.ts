@@ -3,8 +3,9 @@ import type { JsonObject } from "../jsonrpc/types.js";
 import type { Era } from "../protocol/versions.js";
 
 /**
- * A modern server answered with `resultType: "input_required"` and this client does not run
- * the multi round-trip loop. Not a JsonRpcError: the server did not fail, it asked a question.
+ * A modern server answered with `resultType: "input_required"` and this client cannot answer
+ * it: no handler for what it asked (the reason names it), or a method outside the multi
+ * round-trip loop. Not a JsonRpcError: the server did not fail, it asked a question.
  */
 export class InputRequiredError extends Error {
   override name = "InputRequiredError";
@@ -12,8 +13,11 @@ export class InputRequiredError extends Error {
   /** The InputRequiredResult as received (inputRequests, requestState). */
   readonly result: JsonObject;
 
-  constructor(method: string, result: JsonObject) {
-    super(`${method}: server asked for input; multi round-trip support not enabled`);
+  constructor(method: string, result: JsonObject, reason?: string) {
+    super(
+      `${method}: server asked for input; multi round-trip support not enabled` +
+        (reason === undefined ? "" : ` (${reason})`),
+    );
     this.method = method;
     this.result = result;
   }
@@ -33,8 +37,9 @@ export class InvalidResultError extends Error {
 }
 
 /**
- * Turns a raw result into the final one, or throws. The one place that reads `resultType`, so
- * the multi round-trip loop can grow here. Legacy results carry no resultType and pass as is.
+ * Turns a raw result into the final one, or throws. The multi round-trip loop (mrtr.ts) runs
+ * before this; an input_required reaching here is one the client does not answer. Legacy
+ * results carry no resultType and pass as is.
  */
 export function completeResult(era: Era, method: string, result: JsonObject): JsonObject {
   if (era === "legacy") return result;

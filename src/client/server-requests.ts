@@ -1,6 +1,7 @@
 import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
 import type { ClientCapabilities } from "../protocol/mcp-types.js";
 import type { Session } from "../protocol/session.js";
+import { withElicitationDefaults } from "./mrtr.js";
 import type { ClientHandlers } from "./types.js";
 
 function missing(method: string, option: string): never {
@@ -21,9 +22,12 @@ export function installServerRequestHandlers(session: Session, handlers: ClientH
       ? handlers.sampling(params, { signal: context.signal })
       : missing(context.method, "sampling"),
   );
-  session.setRequestHandler("elicitation/create", (params, context) =>
+  session.setRequestHandler("elicitation/create", async (params, context) =>
     handlers.elicitation
-      ? handlers.elicitation(params, { signal: context.signal })
+      ? withElicitationDefaults(
+          params,
+          await handlers.elicitation(params, { signal: context.signal }),
+        )
       : missing(context.method, "elicitation"),
   );
   session.setRequestHandler("roots/list", async (_params, context) => {

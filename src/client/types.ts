@@ -25,11 +25,16 @@ export type ServerRequestHandler = (
 ) => JsonObject | Promise<JsonObject>;
 
 /**
- * Answers to server-to-client requests (legacy connections; a modern server asks for input with
- * an InputRequiredResult instead). A missing handler makes the request fail with -32601.
+ * Answers to what a server asks its client: legacy server-to-client requests and the
+ * inputRequests of a modern InputRequiredResult (multi round-trip) reach the same handlers.
+ * A missing handler makes a legacy request fail with -32601 and a modern call reject with
+ * InputRequiredError naming what is missing.
  */
 export interface ClientHandlers {
-  /** `elicitation/create`: resolve with an ElicitResult ({ action, content? }). */
+  /**
+   * `elicitation/create`: resolve with an ElicitResult ({ action, content? }). On "accept",
+   * properties left without a value get the requestedSchema's `default`.
+   */
   elicitation?: ServerRequestHandler;
   /** `sampling/createMessage`: resolve with a CreateMessageResult. */
   sampling?: ServerRequestHandler;
@@ -73,6 +78,8 @@ export interface McpClientOptions {
   eraCache?: Map<string, Era>;
   /** Set false to ignore ttlMs caching hints. Default true. */
   cache?: boolean;
+  /** Most input_required rounds answered for one call before it fails (default 8). */
+  maxInputRounds?: number;
 }
 
 export interface ConnectOptions {

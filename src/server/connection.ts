@@ -15,6 +15,7 @@ import { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
+import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { ServerCore } from "./server-core.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
@@ -150,6 +151,10 @@ export class ServerConnection {
       );
     }
     const logLevel = meta[META.logLevel];
+    // Only these methods may answer input_required; everywhere else input calls fail.
+    const inputRound = INPUT_METHODS.has(method)
+      ? new InputRound(core.requestStates, method, params, context.transport.principal)
+      : undefined;
     const handlerContext = createHandlerContext({
       requestId: context.id,
       method,
@@ -164,8 +169,21 @@ export class ServerConnection {
       meta,
       logLevel: isLoggingLevel(logLevel) ? logLevel : undefined,
       notify: context.notify,
+      inputRound,
     });
-    const result = await core.handle(method, params, handlerContext);
+    let result: JsonObject;
+    try {
+      result = await core.handle(method, params, handlerContext);
+    } catch (error) {
+      const outcome = inputRound?.outcome();
+      if (!outcome) throw error;
+      if ("error" in outcome) throw outcome.error;
+      result = outcome.result;
+    }
+    // A handler that swallowed the stop signal still owes the client its questions.
+    const outcome = inputRound?.outcome();
+    if (outcome && "error" in outcome) throw outcome.error;
+    if (outcome) result = outcome.result;
     return core.decorateModern(method, result);
   }
 

@@ -1,5 +1,6 @@
 import {
   ErrorCode,
+  InternalError,
   JsonRpcError,
   MissingRequiredClientCapabilityError,
 } from "../jsonrpc/errors.js";
@@ -7,6 +8,7 @@ import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
+import type { InputRequest, InputRound } from "./mrtr/round.js";
 
 export type LogFunction = (data: unknown, logger?: string) => Promise<void>;
 export type RequestLogger = Record<LoggingLevel, LogFunction>;
@@ -31,22 +33,44 @@ export interface HandlerContext {
   log: RequestLogger;
   /** Throws -32021 (MissingRequiredClientCapability) unless the client declared all of these. */
   requireClientCapabilities(required: Record<string, JsonObject>): void;
-  /** Asks the user through the client (`elicitation/create`). */
-  elicit(params: JsonObject): Promise<JsonObject>;
-  /** Asks the client's model (`sampling/createMessage`). */
-  sample(params: JsonObject): Promise<JsonObject>;
-  /** Asks for the client's roots (`roots/list`). */
-  listRoots(): Promise<JsonObject>;
+  /**
+   * Asks the user through the client (`elicitation/create`); resolves with the ElicitResult.
+   * Throws -32021 when the client did not declare `elicitation`.
+   *
+   * Era-independent. Legacy: a real server-to-client request. Modern (multi round-trip): the
+   * request ends with an InputRequiredResult and the handler is re-run from the start when the
+   * client retries with the answer, so everything a handler does before its input calls must be
+   * safe to repeat (idempotent). Input calls are matched to answers by key: `options.key`, or
+   * "input-1", "input-2"... by call order, so a handler must ask in the same order every time.
+   */
+  elicit(params: JsonObject, options?: InputOptions): Promise<JsonObject>;
+  /** Asks the client's model (`sampling/createMessage`); see elicit() for how. */
+  sample(params: JsonObject, options?: InputOptions): Promise<JsonObject>;
+  /** Asks for the client's roots (`roots/list`); see elicit() for how. */
+  listRoots(options?: InputOptions): Promise<JsonObject>;
+  /**
+   * Asks several things at once (one round on modern connections, concurrent requests on legacy
+   * ones) and resolves with the answers by key. Inputs the client has no capability for are left
+   * out (never sent) and absent from the answers; only when none is possible does it throw -32021.
+   */
+  input(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>>;
 }
 
+export interface InputOptions {
+  /** The input request id on the wire (modern); default "input-N" by call order. */
+  key?: string;
+}
+
+export type { InputRequest } from "./mrtr/round.js";
+
 /** The client capability each server-to-client request needs. */
-const CAPABILITY_FOR = {
+const CAPABILITY_FOR: Record<InputRequest["method"], string> = {
   "elicitation/create": "elicitation",
   "sampling/createMessage": "sampling",
   "roots/list": "roots",
-} as const;
+};
 
-export type ClientRequestMethod = keyof typeof CAPABILITY_FOR;
+export type ClientRequestMethod = InputRequest["method"];
 
 export interface ContextInputs {
   requestId: JsonRpcId;
@@ -67,6 +91,8 @@ export interface ContextInputs {
    * requests take that role).
    */
   requestClient?(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
+  /** Modern requests that may ask for input: the multi round-trip state of this execution. */
+  inputRound?: InputRound;
 }
 
 export function createHandlerContext(inputs: ContextInputs): HandlerContext {
@@ -92,15 +118,49 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     }
     if (Object.keys(missing).length > 0) throw new MissingRequiredClientCapabilityError(missing);
   };
-  const askClient = (method: ClientRequestMethod, params: JsonObject) => {
-    requireClientCapabilities({ [CAPABILITY_FOR[method]]: {} });
-    if (!inputs.requestClient) {
-      throw new JsonRpcError(
-        ErrorCode.InternalError,
-        `${method} from a handler needs multi round-trip support on ${inputs.era} connections`,
-      );
+  const input = async (
+    requests: Record<string, InputRequest>,
+  ): Promise<Record<string, JsonObject>> => {
+    const possible: Record<string, InputRequest> = {};
+    const lacking: Record<string, JsonObject> = {};
+    for (const [key, request] of Object.entries(requests)) {
+      const capability = CAPABILITY_FOR[request.method];
+      if (capability === undefined) {
+        throw new InternalError(`Cannot ask the client for ${String(request.method)}`);
+      }
+      if (inputs.clientCapabilities[capability] === undefined) lacking[capability] = {};
+      else possible[key] = request;
     }
-    return inputs.requestClient(method, params);
+    if (Object.keys(possible).length === 0) {
+      if (Object.keys(lacking).length > 0) throw new MissingRequiredClientCapabilityError(lacking);
+      return {};
+    }
+    const { requestClient, inputRound } = inputs;
+    if (requestClient) {
+      const entries = await Promise.all(
+        Object.entries(possible).map(
+          async ([key, request]) =>
+            [key, await requestClient(request.method, request.params ?? {})] as const,
+        ),
+      );
+      return Object.fromEntries(entries);
+    }
+    if (inputRound) return inputRound.ask(possible);
+    throw new JsonRpcError(
+      ErrorCode.InternalError,
+      `Asking the client for input is only possible while handling tools/call, prompts/get or resources/read (not ${inputs.method})`,
+    );
+  };
+  const askOne = async (
+    method: ClientRequestMethod,
+    params: JsonObject | undefined,
+    options: InputOptions | undefined,
+  ): Promise<JsonObject> => {
+    requireClientCapabilities({ [CAPABILITY_FOR[method]]: {} });
+    const key = options?.key ?? inputs.inputRound?.nextKey() ?? "input";
+    const request: InputRequest = params === undefined ? { method } : { method, params };
+    const answers = await input({ [key]: request });
+    return answers[key]!;
   };
   return {
     requestId: inputs.requestId,
@@ -114,9 +174,10 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     meta: inputs.meta,
     log,
     requireClientCapabilities,
-    elicit: (params) => askClient("elicitation/create", params),
-    sample: (params) => askClient("sampling/createMessage", params),
-    listRoots: () => askClient("roots/list", {}),
+    elicit: (params, options) => askOne("elicitation/create", params, options),
+    sample: (params, options) => askOne("sampling/createMessage", params, options),
+    listRoots: (options) => askOne("roots/list", undefined, options),
+    input,
     progress(progress, total, message) {
       if (!hasToken) return Promise.resolve();
       const params: JsonObject = { progressToken: token, progress };

@@ -24,6 +24,7 @@ import {
   type ToolDefinition,
   type ToolHandler,
 } from "./features.js";
+import { RequestStateCodec } from "./mrtr/request-state.js";
 import { DEFAULT_CACHE_HINTS, type McpServerOptions, type ServerCore } from "./server-core.js";
 
 /**
@@ -37,6 +38,7 @@ export class McpServer implements ServerCore {
   readonly legacyEnabled: boolean;
   readonly modernVersions: string[] = [...MODERN_VERSIONS];
   readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
+  readonly requestStates: RequestStateCodec;
   private readonly features: Features;
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
@@ -46,6 +48,7 @@ export class McpServer implements ServerCore {
     const eras = options.eras ?? "dual";
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";
+    this.requestStates = new RequestStateCodec(options.mrtr);
     this.features = new Features((kind) => this.changed(kind));
   }
 

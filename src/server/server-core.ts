@@ -3,6 +3,7 @@ import type { CacheHint, Implementation, ServerCapabilities } from "../protocol/
 import type { SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
+import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 
 /** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
 export interface CachingOptions {
@@ -31,6 +32,8 @@ export interface McpServerOptions {
   session?: SessionOptions;
   /** Where protocol problems and handler bugs are reported. Default: a line on stderr. */
   onError?: (error: Error) => void;
+  /** Multi round-trip requests: the requestState secret(s), lifetime and size cap. */
+  mrtr?: RequestStateOptions;
 }
 
 /** What a connection needs from its server; implemented by McpServer. */
@@ -40,6 +43,8 @@ export interface ServerCore {
   readonly legacyEnabled: boolean;
   readonly modernVersions: string[];
   readonly legacyVersions: string[];
+  /** Seals and opens the `requestState` of multi round-trip requests. */
+  readonly requestStates: RequestStateCodec;
   capabilities(era: Era): ServerCapabilities;
   /** Runs an era-independent method (tools, resources, prompts, completion, discover). */
   handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject>;
