@@ -34,10 +34,10 @@ const WHOLE_DECODE_MAX = 1024 * 1024;
 const COPY_BELOW = 4096;
 
 /**
- * Incremental newline-delimited JSON-RPC decoder. Each byte is scanned once: chunks are searched
- * for newlines from where the last search stopped, and a partial line is kept as a list of slices
- * that is joined once, when its newline arrives. Lines are decoded as UTF-8 only when complete,
- * so a character split between chunks is never damaged.
+ * Incremental newline-delimited JSON-RPC decoder, linear in the input: no byte is searched again
+ * when later chunks arrive, and a partial line is kept as a list of slices that is joined once,
+ * when its newline arrives. Lines are decoded as UTF-8 only when complete, so a character split
+ * between chunks is never damaged.
  *
  * A line's size is its bytes without the terminator ("\n" or "\r\n"). A line larger than
  * `maxMessageSize` is dropped up to its newline, never buffered past the limit, and reported once.
@@ -276,7 +276,7 @@ const UNICODE_LINE_BREAKS = /[\u2028\u2029]/g;
 export function encodeMessage(message: JsonRpcMessage): string {
   const json: string | undefined = JSON.stringify(message);
   if (typeof json !== "string") throw new TypeError("message does not serialise to JSON");
-  // includes() is a plain character search, several times faster than a regex test on long text.
+  // Two plain character searches: cheaper than a regex test, and nothing to do in the usual case.
   if (!json.includes("\u2028") && !json.includes("\u2029")) return `${json}\n`;
   return `${json.replace(UNICODE_LINE_BREAKS, escapeLineBreak)}\n`;
 }
