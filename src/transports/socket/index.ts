@@ -1,0 +1,8 @@
+export { type ConnectSocketOptions, connectSocket } from "./client.js";
+export { type ListenSocketOptions, listenSocket, type SocketListener } from "./server.js";
+export {
+  SocketTransport,
+  type SocketTransportInit,
+  type SocketTransportOptions,
+} from "./socket-transport.js";
+export { formatSocketTarget, parseSocketTarget, type SocketTarget } from "./target.js";
