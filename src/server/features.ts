@@ -15,6 +15,7 @@ import type {
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
+import { type SchemaSource, toJsonSchema } from "./schema-source.js";
 import { SchemaValidator } from "./schema-validator.js";
 import { UriTemplate } from "./uri-template.js";
 
@@ -23,9 +24,13 @@ export type ToolHandler = (
   context: HandlerContext,
 ) => CallToolResult | string | Promise<CallToolResult | string>;
 
-export interface ToolDefinition extends Omit<Tool, "inputSchema"> {
-  /** JSON Schema (2020-12 unless `$schema` says otherwise). Defaults to any object. */
-  inputSchema?: JsonObject;
+export interface ToolDefinition extends Omit<Tool, "inputSchema" | "outputSchema"> {
+  /**
+   * JSON Schema (2020-12 unless `$schema` says otherwise), or a schema-library object that
+   * implements Standard JSON Schema (zod 4 and others). Defaults to any object.
+   */
+  inputSchema?: SchemaSource;
+  outputSchema?: SchemaSource;
 }
 
 export type ReadHandler = (
@@ -113,7 +118,12 @@ export class Features {
         `Invalid tool name ${JSON.stringify(definition.name)}: use 1-128 characters of A-Z a-z 0-9 _ . -`,
       );
     }
-    const tool: Tool = { ...definition, inputSchema: definition.inputSchema ?? { type: "object" } };
+    const { inputSchema, outputSchema, ...rest } = definition;
+    const tool: Tool = {
+      ...rest,
+      inputSchema: inputSchema ? toJsonSchema(inputSchema, "input") : { type: "object" },
+    };
+    if (outputSchema) tool.outputSchema = toJsonSchema(outputSchema, "output");
     // Compile now so a broken schema fails at registration, not on the first call.
     this.validator.compile(tool.inputSchema);
     if (tool.outputSchema) this.validator.compile(tool.outputSchema);

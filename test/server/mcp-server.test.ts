@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { z } from "zod";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
@@ -290,6 +291,41 @@ describe("McpServer, modern era", () => {
     await assert.rejects(client.request("tools/list", { cursor: "garbage", _meta: modernMeta() }), {
       code: -32602,
     });
+    await client.close();
+  });
+
+  it("accepts schema-library schemas (zod 4), publishing them as JSON Schema and validating with them", async () => {
+    const server = exampleServer();
+    server.tool(
+      {
+        name: "weather",
+        inputSchema: z.object({ city: z.string(), days: z.number().int().min(1).max(7) }),
+        outputSchema: z.object({ summary: z.string() }),
+      },
+      (args) => ({
+        content: [{ type: "text", text: "sunny" }],
+        structuredContent: { summary: `sunny in ${args.city} for ${args.days} days` },
+      }),
+    );
+    const { client } = connectRaw(server);
+    const listed = await client.request("tools/list", { _meta: modernMeta() });
+    const weather = (listed.tools as { name: string; inputSchema: JsonObject }[]).find(
+      (tool) => tool.name === "weather",
+    )!;
+    assert.equal(weather.inputSchema.type, "object");
+    assert.deepEqual(weather.inputSchema.required, ["city", "days"]);
+    const ok = await client.request("tools/call", {
+      name: "weather",
+      arguments: { city: "Oslo", days: 3 },
+      _meta: modernMeta(),
+    });
+    assert.deepEqual(ok.structuredContent, { summary: "sunny in Oslo for 3 days" });
+    const bad = await client.request("tools/call", {
+      name: "weather",
+      arguments: { city: "Oslo", days: 9 },
+      _meta: modernMeta(),
+    });
+    assert.equal(bad.isError, true);
     await client.close();
   });
 
