@@ -13,8 +13,8 @@ import type { InputRequest, InputRound } from "./mrtr/round.js";
 export type LogFunction = (data: unknown, logger?: string) => Promise<void>;
 export type RequestLogger = Record<LoggingLevel, LogFunction>;
 
-/** Everything a tool, resource, prompt or completion handler may know about its request. */
-export interface HandlerContext {
+/** What is known about a request before its handler runs. */
+export interface RequestFacts {
   requestId: JsonRpcId;
   method: string;
   /** Aborted when the client cancels, disconnects, or the server shuts down. */
@@ -27,6 +27,10 @@ export interface HandlerContext {
   principal: unknown;
   /** The request's `_meta`, as sent. */
   meta: JsonObject;
+}
+
+/** Everything a tool, resource, prompt or completion handler may know about its request. */
+export interface HandlerContext extends RequestFacts {
   /** Reports progress when the client asked for it (a progressToken); otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Request-scoped log: sent only at or above the level this request (or legacy session) asked for. */
@@ -72,16 +76,7 @@ const CAPABILITY_FOR: Record<InputRequest["method"], string> = {
 
 export type ClientRequestMethod = InputRequest["method"];
 
-export interface ContextInputs {
-  requestId: JsonRpcId;
-  method: string;
-  signal: AbortSignal;
-  era: Era;
-  protocolVersion: string;
-  clientCapabilities: ClientCapabilities;
-  clientInfo: Implementation | undefined;
-  principal: unknown;
-  meta: JsonObject;
+export interface ContextInputs extends RequestFacts {
   /** Minimum level to emit, or undefined to emit no logs at all. */
   logLevel: LoggingLevel | undefined;
   notify(method: string, params: JsonObject): Promise<void>;

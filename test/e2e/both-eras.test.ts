@@ -5,14 +5,14 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { McpClient } from "../../src/client/index.js";
-import type { McpServer } from "../../src/server/mcp-server.js";
-import { createMemoryPair } from "../../src/transports/memory.js";
-import { connectSocket, listenSocket } from "../../src/transports/socket/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
-import type { Transport } from "../../src/transports/transport.js";
 import { buildServer } from "../fixtures/e2e-features.js";
-
-type Connector = (server: McpServer) => Promise<{ transport: Transport; cleanup(): Promise<void> }>;
+import {
+  type Connector,
+  memoryConnector,
+  tcpConnector,
+  unixConnector,
+} from "../helpers/connectors.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "mcpwire-e2e-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -29,26 +29,9 @@ const transports: Record<string, Connector> = {
     });
     return { transport, cleanup: async () => {} };
   },
-  memory: async (server) => {
-    const [serverSide, clientSide] = createMemoryPair();
-    server.connect(serverSide);
-    return { transport: clientSide, cleanup: async () => {} };
-  },
-  tcp: async (server) => {
-    const listener = await listenSocket("tcp://127.0.0.1:0", (transport) => {
-      server.connect(transport);
-    });
-    const transport = await connectSocket(listener.address);
-    return { transport, cleanup: () => listener.close() };
-  },
-  unix: async (server) => {
-    const path = join(scratch, `s-${Math.random().toString(36).slice(2)}.sock`);
-    const listener = await listenSocket({ kind: "unix", path }, (transport) => {
-      server.connect(transport);
-    });
-    const transport = await connectSocket(listener.address);
-    return { transport, cleanup: () => listener.close() };
-  },
+  memory: memoryConnector,
+  tcp: tcpConnector,
+  unix: unixConnector(scratch),
 };
 
 for (const [transportName, connect] of Object.entries(transports)) {

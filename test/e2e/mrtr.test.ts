@@ -5,9 +5,7 @@ import type { ClientHandlers } from "../../src/client/types.js";
 import { MissingRequiredClientCapabilityError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/index.js";
-import { createMemoryPair } from "../../src/transports/memory.js";
-import { connectSocket, listenSocket } from "../../src/transports/socket/index.js";
-import type { Transport } from "../../src/transports/transport.js";
+import { type Connector, memoryConnector, tcpConnector } from "../helpers/connectors.js";
 
 /** One server whose handlers ask for input without knowing the era. */
 function inputServer(): McpServer {
@@ -87,21 +85,7 @@ const handlers: Required<ClientHandlers> = {
   roots: () => [{ uri: "file:///home/ada", name: "home" }],
 };
 
-type Connector = (server: McpServer) => Promise<{ transport: Transport; cleanup(): Promise<void> }>;
-
-const transports: Record<string, Connector> = {
-  memory: async (server) => {
-    const [serverSide, clientSide] = createMemoryPair();
-    server.connect(serverSide);
-    return { transport: clientSide, cleanup: async () => {} };
-  },
-  tcp: async (server) => {
-    const listener = await listenSocket("tcp://127.0.0.1:0", (transport) => {
-      server.connect(transport);
-    });
-    return { transport: await connectSocket(listener.address), cleanup: () => listener.close() };
-  },
-};
+const transports: Record<string, Connector> = { memory: memoryConnector, tcp: tcpConnector };
 
 function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
