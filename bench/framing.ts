@@ -153,21 +153,9 @@ interface Row {
 
 function measureDecode(testCase: DecodeCase): Row {
   const { chunks, count, bytes } = buildStream(testCase);
-  const ours: number[] = [];
-  const baseline: number[] = [];
-  // Round 0 is a warm-up for both. The two sides take turns going first, so drift and the
-  // garbage one leaves for the other hit both alike.
   const runOurs = () => check(decodeWithMcpwire(chunks), count, "mcpwire");
   const runBaseline = () => check(decodeWithBaseline(chunks), count, "baseline");
-  for (let round = 0; round <= ROUNDS; round++) {
-    const oursFirst = round % 2 === 0;
-    const first = timeMs(oursFirst ? runOurs : runBaseline);
-    const second = timeMs(oursFirst ? runBaseline : runOurs);
-    if (round > 0) {
-      ours.push(oursFirst ? first : second);
-      baseline.push(oursFirst ? second : first);
-    }
-  }
+  const { ours, baseline } = alternate(runOurs, runBaseline);
   return {
     name: `decode ${testCase.name}`,
     bytes,
@@ -177,19 +165,13 @@ function measureDecode(testCase: DecodeCase): Row {
   };
 }
 
-function measureEncode(messageSize: number, count: number): Row {
-  const messages = Array.from({ length: 8 }, (_, i) => makeMessage(i, messageSize));
-  const bytes =
-    messages.reduce((sum, m) => sum + Buffer.byteLength(encodeMessage(m)), 0) * (count / 8);
+/**
+ * Times both sides for ROUNDS rounds after a warm-up round, taking turns going first so drift
+ * and the garbage one side leaves for the other hit both alike.
+ */
+function alternate(runOurs: () => void, runBaseline: () => void) {
   const ours: number[] = [];
   const baseline: number[] = [];
-  let sink = 0;
-  const runOurs = () => {
-    for (let i = 0; i < count; i++) sink += encodeMessage(messages[i & 7]!).length;
-  };
-  const runBaseline = () => {
-    for (let i = 0; i < count; i++) sink += `${JSON.stringify(messages[i & 7]!)}\n`.length;
-  };
   for (let round = 0; round <= ROUNDS; round++) {
     const oursFirst = round % 2 === 0;
     const first = timeMs(oursFirst ? runOurs : runBaseline);
@@ -199,6 +181,21 @@ function measureEncode(messageSize: number, count: number): Row {
       baseline.push(oursFirst ? second : first);
     }
   }
+  return { ours, baseline };
+}
+
+function measureEncode(messageSize: number, count: number): Row {
+  const messages = Array.from({ length: 8 }, (_, i) => makeMessage(i, messageSize));
+  const bytes =
+    messages.reduce((sum, m) => sum + Buffer.byteLength(encodeMessage(m)), 0) * (count / 8);
+  let sink = 0;
+  const runOurs = () => {
+    for (let i = 0; i < count; i++) sink += encodeMessage(messages[i & 7]!).length;
+  };
+  const runBaseline = () => {
+    for (let i = 0; i < count; i++) sink += `${JSON.stringify(messages[i & 7]!)}\n`.length;
+  };
+  const { ours, baseline } = alternate(runOurs, runBaseline);
   if (sink === 0) throw new Error("nothing encoded");
   const label = messageSize >= MB ? `${messageSize / MB} MB` : `${messageSize} B`;
   return {
