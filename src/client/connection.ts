@@ -5,6 +5,7 @@ import type {
   Implementation,
   LoggingLevel,
   ServerCapabilities,
+  SubscriptionFilter,
 } from "../protocol/mcp-types.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { Session } from "../protocol/session.js";
@@ -22,6 +23,8 @@ import { DEFAULT_MAX_INPUT_ROUNDS, resolveInputRequired } from "./mrtr.js";
 import { ResultCache } from "./result-cache.js";
 import { completeResult } from "./results.js";
 import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
+import type { Subscription } from "./subscription.js";
+import { SubscriptionRegistry } from "./subscriptions.js";
 import type {
   CallOptions,
   ClientDiscoverResult,
@@ -51,9 +54,24 @@ export class ClientConnection {
   /** Legacy resource subscriptions, renewed when a supervised transport restarts the server. */
   protected readonly subscriptions = new Set<string>();
   private resumeGate: { resolve(): void; reject(error: Error): void } | undefined;
+  /** Subscriptions opened by listen(), both eras. */
+  protected readonly listens: SubscriptionRegistry;
 
   constructor(options: McpClientOptions) {
     this.options = options;
+    this.listens = new SubscriptionRegistry({
+      era: () => this.requireState().era,
+      serverCapabilities: () => this.requireState().capabilities,
+      listen: (params, requestOptions) =>
+        this.requireSession().request(
+          "subscriptions/listen",
+          this.wireParams(params, undefined),
+          requestOptions,
+        ),
+      request: (method, params) => this.request(method, params),
+      restarting: () => this.resumeGate !== undefined,
+      explicitUris: () => this.subscriptions,
+    });
     this.capabilities = options.capabilities ?? capabilitiesFromHandlers(options.handlers ?? {});
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.logLevel = options.logLevel;
@@ -186,6 +204,18 @@ export class ClientConnection {
     return result as ClientDiscoverResult;
   }
 
+  /**
+   * Opens a subscription: a `subscriptions/listen` stream on modern servers; on legacy ones
+   * `resources/subscribe` for the uris plus the server's list_changed notifications, behind the
+   * same API. `acknowledged` resolves with the part of the filter the server honours. After a
+   * supervised restart the client subscribes again on its own.
+   */
+  listen(filter: SubscriptionFilter): Subscription {
+    this.requireState();
+    if (this.resumeGate) throw new Error("McpClient is restarting its server; await a call first");
+    return this.listens.open(filter);
+  }
+
   /** Drops every cached result. */
   clearCache(): void {
     this.cache?.clear();
@@ -213,7 +243,10 @@ export class ClientConnection {
     });
     installServerRequestHandlers(session, this.options.handlers ?? {});
     // A transport that closes for good releases anyone waiting for a restart.
-    void session.closed.then(() => this.resumeGate?.resolve());
+    void session.closed.then((info) => {
+      this.resumeGate?.resolve();
+      this.listens.disconnected(info.error);
+    });
     session.start();
     this.session = session;
     return session;
@@ -326,6 +359,7 @@ export class ClientConnection {
   }
 
   private onNotification(method: string, params: JsonObject): void {
+    if (this.state) this.listens.route(method, params);
     const cache = this.cache;
     if (cache) {
       if (method === "notifications/tools/list_changed") cache.invalidateMethods("tools/list");
@@ -365,12 +399,16 @@ export class ClientConnection {
     );
   }
 
-  /** Handshake with a fresh server, then renew legacy resource subscriptions on it. */
+  /** Handshake with a fresh server, then renew subscriptions on it (it holds none of ours). */
   private async restore(era: Era): Promise<void> {
     await this.handshake(era);
-    if (era !== "legacy") return;
+    if (era !== "legacy") {
+      this.listens.resubscribe();
+      return;
+    }
     const session = this.requireSession();
-    for (const uri of this.subscriptions) await session.request("resources/subscribe", { uri });
+    const uris = new Set([...this.subscriptions, ...this.listens.legacyUrisInUse()]);
+    for (const uri of uris) await session.request("resources/subscribe", { uri });
   }
 
   private requireSession(): Session {

@@ -18,4 +18,10 @@ export {
 export { collectPages, MAX_PAGES } from "./pagination.js";
 export { ResultCache, stableStringify } from "./result-cache.js";
 export { InputRequiredError, InvalidResultError, isResourceNotFound } from "./results.js";
+export {
+  Subscription,
+  type SubscriptionEnd,
+  type SubscriptionNotification,
+} from "./subscription.js";
+export { type SubscriptionChannel, SubscriptionRegistry } from "./subscriptions.js";
 export type * from "./types.js";

@@ -130,7 +130,7 @@ export class McpClient extends ClientConnection {
     this.logLevel = level;
   }
 
-  /** Legacy only; modern servers use subscriptions/listen. */
+  /** Legacy only; modern servers use subscriptions/listen (see listen(), which serves both). */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     this.requireLegacy("resources/subscribe", "modern servers use subscriptions/listen");
     await this.request("resources/subscribe", { uri }, options);
@@ -138,7 +138,10 @@ export class McpClient extends ClientConnection {
   }
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     this.requireLegacy("resources/unsubscribe", "modern servers use subscriptions/listen");
-    await this.request("resources/unsubscribe", { uri }, options);
+    // A listen() subscription may still want the uri; then the server keeps sending updates.
+    if (!this.listens.legacyUrisInUse().includes(uri)) {
+      await this.request("resources/unsubscribe", { uri }, options);
+    }
     this.subscriptions.delete(uri);
   }
 }

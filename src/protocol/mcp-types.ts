@@ -40,6 +40,15 @@ export interface ServerCapabilities {
   [key: string]: unknown;
 }
 
+/** What a `subscriptions/listen` stream carries (2026-07-28 basic/patterns/subscriptions.mdx). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** URIs to receive `notifications/resources/updated` for. */
+  resourceSubscriptions?: string[];
+}
+
 export const LOGGING_LEVELS = [
   "debug",
   "info",

@@ -20,6 +20,13 @@ export interface RequestOptions {
   maxTotalTimeoutMs?: number;
   /** The incoming request this one is made on behalf of (routes it onto that HTTP stream). */
   relatedRequestId?: JsonRpcId;
+  /**
+   * No timeout at all: for long-lived requests that end by cancellation, such as
+   * `subscriptions/listen` streams. Timeout options are then ignored.
+   */
+  noTimeout?: boolean;
+  /** Told the id the request goes out under, before it is sent (e.g. to demultiplex by id). */
+  onRequestId?: (id: JsonRpcId) => void;
 }
 
 interface Pending {
@@ -90,6 +97,7 @@ export class OutgoingRequests {
         onAbort: undefined,
       };
       this.pending.set(id, entry);
+      options?.onRequestId?.(id);
       if (progressToken !== undefined) this.byProgressToken.set(progressToken, entry);
       this.arm(entry, timeoutMs);
       if (signal) {
@@ -142,6 +150,7 @@ export class OutgoingRequests {
 
   private arm(entry: Pending, timeoutMs: number): void {
     clearTimeout(entry.timer);
+    if (entry.options?.noTimeout) return;
     const remaining = Math.max(0, Math.min(timeoutMs, entry.deadline - Date.now()));
     entry.timer = setTimeout(() => {
       const error = new LocalError(

@@ -17,6 +17,7 @@ import type { Transport } from "../transports/transport.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { ServerCore } from "./server-core.js";
+import { parseFilter, serveListen } from "./subscriptions.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
 const REMOVED_IN_MODERN = new Set([
@@ -149,6 +150,18 @@ export class ServerConnection {
         ErrorCode.MethodNotFound,
         `Method not found: ${method} (removed in ${version})`,
       );
+    }
+    if (method === "subscriptions/listen") {
+      // A stream, not a call: nothing request-scoped (progress, logs) ever travels on it.
+      const result = await serveListen({
+        id: context.id,
+        requested: parseFilter(params.notifications),
+        capabilities: core.capabilities("modern"),
+        source: core.subscriptionEvents,
+        notify: context.notify,
+        signal: context.signal,
+      });
+      return core.decorateModern(method, result);
     }
     const logLevel = meta[META.logLevel];
     // Only these methods may answer input_required; everywhere else input calls fail.

@@ -7,3 +7,4 @@ export { INPUT_METHODS, InputRequiredSignal } from "./mrtr/round.js";
 export * from "./schema-source.js";
 export * from "./server-core.js";
 export * from "./stdio.js";
+export * from "./subscriptions.js";

@@ -26,6 +26,11 @@ import {
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
 import { DEFAULT_CACHE_HINTS, type McpServerOptions, type ServerCore } from "./server-core.js";
+import {
+  InMemoryEventSource,
+  type SubscriptionEvent,
+  type SubscriptionEventSource,
+} from "./subscriptions.js";
 
 /**
  * An MCP server: register tools, resources and prompts once, then connect it to any number of
@@ -39,6 +44,7 @@ export class McpServer implements ServerCore {
   readonly modernVersions: string[] = [...MODERN_VERSIONS];
   readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
   readonly requestStates: RequestStateCodec;
+  readonly subscriptionEvents: SubscriptionEventSource;
   private readonly features: Features;
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
@@ -49,7 +55,12 @@ export class McpServer implements ServerCore {
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";
     this.requestStates = new RequestStateCodec(options.mrtr);
-    this.features = new Features((kind) => this.changed(kind));
+    this.features = new Features((kind) =>
+      this.subscriptionEvents.publish({ type: "listChanged", kind }),
+    );
+    this.subscriptionEvents = options.subscriptionEvents ?? new InMemoryEventSource();
+    // Legacy sessions hear the same events as listen streams (also those of a shared bus).
+    this.subscriptionEvents.subscribe((event) => this.deliverToLegacy(event));
   }
 
   /** Registers a tool; returns a function that removes it (clients are told either way). */
@@ -73,9 +84,12 @@ export class McpServer implements ServerCore {
     return this.features.addPrompt(prompt, handler, options);
   }
 
-  /** Tells subscribed clients that a resource's contents changed. */
+  /**
+   * Tells subscribed clients that a resource's contents changed: legacy sessions that sent
+   * resources/subscribe, and listen streams whose resourceSubscriptions name the uri.
+   */
   resourceUpdated(uri: string): void {
-    for (const connection of this.connections) connection.notifyResourceUpdated(uri);
+    this.subscriptionEvents.publish({ type: "resourceUpdated", uri });
   }
 
   /** Listens for changes to the tool, resource or prompt lists (used by subscriptions). */
@@ -93,7 +107,10 @@ export class McpServer implements ServerCore {
     return connection;
   }
 
-  /** Gracefully shuts every connection down. */
+  /**
+   * Gracefully shuts every connection down; each open subscriptions/listen stream ends with a
+   * completion result first.
+   */
   async close(): Promise<void> {
     await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
   }
@@ -102,9 +119,9 @@ export class McpServer implements ServerCore {
     const { features } = this;
     const capabilities: ServerCapabilities = {};
     if (features.tools.size > 0) capabilities.tools = { listChanged: true };
+    // Modern clients subscribe to resources through subscriptions/listen.
     if (features.resources.size > 0 || features.templates.size > 0) {
-      capabilities.resources =
-        era === "legacy" ? { subscribe: true, listChanged: true } : { listChanged: true };
+      capabilities.resources = { subscribe: true, listChanged: true };
     }
     if (features.prompts.size > 0) capabilities.prompts = { listChanged: true };
     if (features.prompts.size > 0 || features.templates.size > 0) capabilities.completions = {};
@@ -183,8 +200,17 @@ export class McpServer implements ServerCore {
     else process.stderr.write(`mcpwire server: ${error.message}\n`);
   };
 
-  private changed(kind: FeatureKind): void {
-    for (const connection of this.connections) connection.notifyListChanged(kind);
-    for (const listener of this.changeListeners) listener(kind);
+  private deliverToLegacy(event: SubscriptionEvent): void {
+    if (event.type === "resourceUpdated") {
+      for (const connection of this.connections) connection.notifyResourceUpdated(event.uri);
+      return;
+    }
+    for (const connection of this.connections) connection.notifyListChanged(event.kind);
+    for (const listener of this.changeListeners) listener(event.kind);
+  }
+
+  /** A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */
+  toolDefinition(name: string) {
+    return this.features.tools.get(name)?.tool;
   }
 }

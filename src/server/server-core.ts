@@ -4,6 +4,7 @@ import type { SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
+import type { SubscriptionEventSource } from "./subscriptions.js";
 
 /** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
 export interface CachingOptions {
@@ -34,6 +35,12 @@ export interface McpServerOptions {
   onError?: (error: Error) => void;
   /** Multi round-trip requests: the requestState secret(s), lifetime and size cap. */
   mrtr?: RequestStateOptions;
+  /**
+   * Where list changes and resource updates are published and heard (subscriptions/listen
+   * streams, legacy notifications). Default: in memory, this server only; a shared bus lets
+   * several server instances fan notifications out to each other's clients.
+   */
+  subscriptionEvents?: SubscriptionEventSource;
 }
 
 /** What a connection needs from its server; implemented by McpServer. */
@@ -45,6 +52,8 @@ export interface ServerCore {
   readonly legacyVersions: string[];
   /** Seals and opens the `requestState` of multi round-trip requests. */
   readonly requestStates: RequestStateCodec;
+  /** The events subscriptions/listen streams deliver. */
+  readonly subscriptionEvents: SubscriptionEventSource;
   capabilities(era: Era): ServerCapabilities;
   /** Runs an era-independent method (tools, resources, prompts, completion, discover). */
   handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject>;

@@ -1,0 +1,162 @@
+/**
+ * `subscriptions/listen` (2026-07-28 basic/patterns/subscriptions.mdx): a long-lived request
+ * that streams the notification types its filter asked for, tagged with the request's id, until
+ * the client cancels it or the server ends it with a completion result.
+ */
+import { InvalidParamsError, isPlainObject } from "../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
+import { META } from "../protocol/meta.js";
+
+/** Something a listen stream may carry. */
+export type SubscriptionEvent =
+  | { type: "listChanged"; kind: "tools" | "resources" | "prompts" }
+  | { type: "resourceUpdated"; uri: string };
+
+export type SubscriptionEventListener = (event: SubscriptionEvent) => void;
+
+/**
+ * Where a server publishes changes and where its listen streams (and legacy sessions) hear
+ * them. In memory by default; a shared bus implementing this fans events out across instances.
+ */
+export interface SubscriptionEventSource {
+  publish(event: SubscriptionEvent): void;
+  /** Returns the function that stops listening. */
+  subscribe(listener: SubscriptionEventListener): () => void;
+}
+
+/** One process, no persistence: every listener hears every event published after it joined. */
+export class InMemoryEventSource implements SubscriptionEventSource {
+  private readonly listeners = new Set<SubscriptionEventListener>();
+
+  publish(event: SubscriptionEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // One broken listener must not starve the others.
+      }
+    }
+  }
+
+  subscribe(listener: SubscriptionEventListener): () => void {
+    // A wrapper, so the same function may subscribe twice and unsubscribe independently.
+    const entry: SubscriptionEventListener = (event) => listener(event);
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+}
+
+const BOOLEAN_FIELDS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
+
+/** Reads `params.notifications`; a malformed filter is -32602. */
+export function parseFilter(value: unknown): SubscriptionFilter {
+  if (!isPlainObject(value)) {
+    throw new InvalidParamsError('subscriptions/listen needs a "notifications" filter object');
+  }
+  const filter: SubscriptionFilter = {};
+  for (const field of BOOLEAN_FIELDS) {
+    const flag = value[field];
+    if (flag === undefined) continue;
+    if (typeof flag !== "boolean")
+      throw new InvalidParamsError(`notifications.${field} must be a boolean`);
+    filter[field] = flag;
+  }
+  const uris = value.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
+      throw new InvalidParamsError("notifications.resourceSubscriptions must be a list of URIs");
+    }
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/** The part of a requested filter the server's capabilities let it honour. */
+export function honouredFilter(
+  requested: SubscriptionFilter,
+  capabilities: ServerCapabilities,
+): SubscriptionFilter {
+  const honoured: SubscriptionFilter = {};
+  if (requested.toolsListChanged && capabilities.tools?.listChanged) {
+    honoured.toolsListChanged = true;
+  }
+  if (requested.promptsListChanged && capabilities.prompts?.listChanged) {
+    honoured.promptsListChanged = true;
+  }
+  if (requested.resourcesListChanged && capabilities.resources?.listChanged) {
+    honoured.resourcesListChanged = true;
+  }
+  if (requested.resourceSubscriptions && capabilities.resources?.subscribe) {
+    honoured.resourceSubscriptions = [...requested.resourceSubscriptions];
+  }
+  return honoured;
+}
+
+const LIST_FLAG = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged",
+} as const;
+
+/** The notification an event becomes under `filter`, or undefined when it was not asked for. */
+export function notificationFor(
+  event: SubscriptionEvent,
+  filter: SubscriptionFilter,
+): { method: string; params: JsonObject } | undefined {
+  if (event.type === "listChanged") {
+    if (!filter[LIST_FLAG[event.kind]]) return undefined;
+    return { method: `notifications/${event.kind}/list_changed`, params: {} };
+  }
+  if (!filter.resourceSubscriptions?.includes(event.uri)) return undefined;
+  return { method: "notifications/resources/updated", params: { uri: event.uri } };
+}
+
+export interface ListenInputs {
+  /** The listen request's id: the subscription id on every message of the stream. */
+  id: JsonRpcId;
+  requested: SubscriptionFilter;
+  capabilities: ServerCapabilities;
+  source: SubscriptionEventSource;
+  /** Sends a notification tied to the listen request (its HTTP stream, when there is one). */
+  notify(method: string, params: JsonObject): Promise<void>;
+  /** Aborted by client cancellation, a closed carrier, or server shutdown. */
+  signal: AbortSignal;
+}
+
+/**
+ * Serves one listen stream: the acknowledgement first, then every matching event, until the
+ * signal aborts. Resolves with the completion result; the session sends it only when the server
+ * ended the stream (shutdown), never after the client cancelled or the stream closed.
+ */
+export function serveListen(inputs: ListenInputs): Promise<JsonObject> {
+  const { id, signal, notify } = inputs;
+  const filter = honouredFilter(inputs.requested, inputs.capabilities);
+  const tagged = (params: JsonObject): JsonObject => ({
+    ...params,
+    _meta: { [META.subscriptionId]: id },
+  });
+  const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
+  if (signal.aborted) return Promise.resolve(completion);
+  // Sent before joining the source, in one synchronous step: nothing can overtake it.
+  void notify("notifications/subscriptions/acknowledged", tagged({ notifications: { ...filter } }));
+  const unsubscribe = inputs.source.subscribe((event) => {
+    if (signal.aborted) return;
+    const notification = notificationFor(event, filter);
+    if (notification) void notify(notification.method, tagged(notification.params));
+  });
+  return new Promise((resolve) => {
+    signal.addEventListener(
+      "abort",
+      () => {
+        unsubscribe();
+        resolve(completion);
+      },
+      { once: true },
+    );
+  });
+}

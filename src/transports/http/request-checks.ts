@@ -1,0 +1,128 @@
+/**
+ * Server Validation of a modern POST (2026-07-28 Streamable HTTP): the request's `_meta`
+ * envelope, and the mirrored headers against the body. Intermediaries route on the headers while
+ * we execute the body, so any disagreement is refused with -32020 before a handler runs.
+ */
+import {
+  HeaderMismatchError,
+  InvalidParamsError,
+  isPlainObject,
+  type JsonRpcError,
+  UnsupportedProtocolVersionError,
+} from "../../jsonrpc/errors.js";
+import type { JsonRpcRequest } from "../../jsonrpc/types.js";
+import { META } from "../../protocol/meta.js";
+import { scanHeaderAnnotations, valueAtPath } from "./header-annotations.js";
+import { decodeHeaderValue, HEADER, NAME_SOURCE, paramHeaderName } from "./headers.js";
+
+export interface RequestCheckContext {
+  /** Versions this server speaks; anything else is -32022. */
+  supportedVersions: readonly string[];
+  /** The inputSchema of a registered tool, for its `x-mcp-header` annotations. */
+  toolInputSchema(name: string): unknown;
+}
+
+/** Returns the error to answer with, or undefined when the request may be dispatched. */
+export function checkModernRequest(
+  headers: Headers,
+  request: JsonRpcRequest,
+  context: RequestCheckContext,
+): JsonRpcError | undefined {
+  const headerVersion = headers.get(HEADER.protocolVersion)?.trim();
+  if (!headerVersion) return mismatch(`missing ${HEADER.protocolVersion} header`);
+  const params = request.params ?? {};
+  const meta = params._meta;
+  const version = isPlainObject(meta) ? meta[META.protocolVersion] : undefined;
+  if (
+    !isPlainObject(meta) ||
+    typeof version !== "string" ||
+    !isPlainObject(meta[META.clientCapabilities])
+  ) {
+    return new InvalidParamsError(
+      `Every request needs _meta with ${META.protocolVersion} (string) and ${META.clientCapabilities} (object)`,
+    );
+  }
+  if (headerVersion !== version) {
+    return mismatch(
+      `${HEADER.protocolVersion} header value '${headerVersion}' does not match body value '${version}'`,
+    );
+  }
+  if (!context.supportedVersions.includes(version)) {
+    return new UnsupportedProtocolVersionError([...context.supportedVersions], version);
+  }
+
+  const method = headers.get(HEADER.method);
+  if (method === null) return mismatch(`missing ${HEADER.method} header`);
+  // Values are case-sensitive: TOOLS/LIST is not tools/list.
+  if (method.trim() !== request.method) {
+    return mismatch(
+      `${HEADER.method} header value '${method.trim()}' does not match body value '${request.method}'`,
+    );
+  }
+
+  const nameField = NAME_SOURCE[request.method];
+  if (nameField) {
+    const raw = headers.get(HEADER.name);
+    if (raw === null) return mismatch(`missing ${HEADER.name} header for ${request.method}`);
+    const decoded = decodeHeaderValue(raw);
+    if (!decoded.ok) return mismatch(`${HEADER.name} header: ${decoded.reason}`);
+    const bodyValue = params[nameField];
+    if (decoded.value !== bodyValue) {
+      return mismatch(
+        `${HEADER.name} header value '${decoded.value}' does not match body value '${String(bodyValue)}'`,
+      );
+    }
+  }
+
+  if (request.method === "tools/call" && typeof params.name === "string") {
+    return checkParamHeaders(headers, context.toolInputSchema(params.name), params.arguments);
+  }
+  return undefined;
+}
+
+function checkParamHeaders(
+  headers: Headers,
+  inputSchema: unknown,
+  args: unknown,
+): JsonRpcError | undefined {
+  for (const annotation of scanHeaderAnnotations(inputSchema).annotations) {
+    const headerName = paramHeaderName(annotation.name);
+    const raw = headers.get(headerName);
+    const value = valueAtPath(args, annotation.path);
+    if (value === undefined || value === null) {
+      // A header the body does not back would let a router act on a value we never execute.
+      if (raw !== null) return mismatch(`${headerName} header sent but the argument has no value`);
+      continue;
+    }
+    if (raw === null) return mismatch(`missing ${headerName} header for a provided argument`);
+    const decoded = decodeHeaderValue(raw);
+    if (!decoded.ok) return mismatch(`${headerName} header: ${decoded.reason}`);
+    if (!matchesArgument(decoded.value, value)) {
+      return mismatch(
+        `${headerName} header value '${decoded.value}' does not match body value '${JSON.stringify(value)}'`,
+      );
+    }
+  }
+  return undefined;
+}
+
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** Numbers compare numerically (`42.0` equals `42`), booleans as lowercase words. */
+function matchesArgument(header: string, value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+      return header === value;
+    case "number":
+      return DECIMAL.test(header) && Number(header) === value;
+    case "boolean":
+      return header === (value ? "true" : "false");
+    default:
+      // Objects and arrays cannot be mirrored; a header claiming one is never a match.
+      return false;
+  }
+}
+
+function mismatch(detail: string): HeaderMismatchError {
+  return new HeaderMismatchError(`Header mismatch: ${detail}`);
+}

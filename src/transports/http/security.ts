@@ -1,0 +1,147 @@
+/**
+ * Host and Origin checks against DNS rebinding, and CORS for browser clients. Fail closed:
+ * without configuration only loopback names pass, and an empty allowlist lets nothing through.
+ */
+import { HEADER, PARAM_HEADER_PREFIX } from "./headers.js";
+
+export interface SecurityOptions {
+  /**
+   * Accepted `Host` values: a bare name ("example.com", any port) or "name:port". Default:
+   * localhost, 127.0.0.1 and [::1] on any port. "any" turns the check off (a public server
+   * behind a proxy that checks it).
+   */
+  allowedHosts?: readonly string[] | "any";
+  /**
+   * Accepted `Origin` values (e.g. "https://app.example.com"). Default: http(s) origins on
+   * localhost, 127.0.0.1 and [::1]. Requests without Origin (non-browser clients) always pass.
+   */
+  allowedOrigins?: readonly string[] | "any";
+}
+
+export interface CorsOptions {
+  /** How long browsers may cache a preflight answer (s). Default 600. */
+  maxAgeSeconds?: number;
+  /** Send `Access-Control-Allow-Credentials: true` (cookies, HTTP auth). Default false. */
+  allowCredentials?: boolean;
+}
+
+export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTNAMES.includes(hostname.toLowerCase());
+}
+
+function parseHost(host: string): { hostname: string; host: string } | undefined {
+  try {
+    const url = new URL(`http://${host}`);
+    // Anything beyond host[:port] (userinfo, a path) means the value was not a plain Host.
+    if (url.username || url.password || url.pathname !== "/" || url.search || url.hash) {
+      return undefined;
+    }
+    return { hostname: url.hostname, host: url.host };
+  } catch {
+    return undefined;
+  }
+}
+
+export function hostAllowed(host: string, allowed: SecurityOptions["allowedHosts"]): boolean {
+  if (allowed === "any") return true;
+  const parsed = parseHost(host);
+  if (!parsed) return false;
+  if (allowed === undefined) return isLoopbackHostname(parsed.hostname);
+  return allowed.some((entry) => {
+    const candidate = parseHost(entry);
+    if (!candidate) return false;
+    const withPort = candidate.host !== candidate.hostname;
+    return withPort ? candidate.host === parsed.host : candidate.hostname === parsed.hostname;
+  });
+}
+
+export function originAllowed(origin: string, allowed: SecurityOptions["allowedOrigins"]): boolean {
+  if (allowed === "any") return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // "null" (sandboxed frames, file:) and garbage
+  }
+  if (allowed === undefined) {
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHostname(url.hostname)
+    );
+  }
+  return allowed.some((entry) => {
+    try {
+      return new URL(entry).origin === url.origin;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Why a request is refused, or undefined when its Host and Origin pass. */
+export function securityFailure(request: Request, options: SecurityOptions): string | undefined {
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  if (!hostAllowed(host, options.allowedHosts)) return `Host '${host}' is not allowed`;
+  const origin = request.headers.get("origin");
+  if (origin !== null && !originAllowed(origin, options.allowedOrigins)) {
+    return `Origin '${origin}' is not allowed`;
+  }
+  return undefined;
+}
+
+/** Request headers a browser client may send. */
+const ALLOWED_REQUEST_HEADERS = [
+  "Content-Type",
+  "Accept",
+  "Authorization",
+  HEADER.protocolVersion,
+  HEADER.method,
+  HEADER.name,
+  HEADER.sessionId,
+  HEADER.lastEventId,
+];
+const EXPOSED_RESPONSE_HEADERS = [
+  HEADER.protocolVersion,
+  HEADER.method,
+  HEADER.name,
+  HEADER.sessionId,
+  HEADER.lastEventId,
+  "WWW-Authenticate",
+];
+
+/** CORS headers for an actual response to an (already validated) Origin. */
+export function corsHeaders(origin: string | null, options: CorsOptions): Headers {
+  const headers = new Headers();
+  if (origin === null) return headers;
+  headers.set("Access-Control-Allow-Origin", origin);
+  headers.set("Vary", "Origin");
+  headers.set("Access-Control-Expose-Headers", EXPOSED_RESPONSE_HEADERS.join(", "));
+  if (options.allowCredentials) headers.set("Access-Control-Allow-Credentials", "true");
+  return headers;
+}
+
+/**
+ * The answer to a preflight. `Mcp-Param-*` names depend on the tool, so requested names with
+ * that prefix are echoed back; other requested headers must be on the fixed list.
+ */
+export function preflightResponse(request: Request, options: CorsOptions): Response {
+  const headers = corsHeaders(request.headers.get("origin"), options);
+  const fixed = new Set(ALLOWED_REQUEST_HEADERS.map((name) => name.toLowerCase()));
+  const requested = (request.headers.get("access-control-request-headers") ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const params = requested.filter((name) =>
+    name.toLowerCase().startsWith(PARAM_HEADER_PREFIX.toLowerCase()),
+  );
+  const unknown = requested.filter(
+    (name) => !fixed.has(name.toLowerCase()) && !params.includes(name),
+  );
+  if (unknown.length === 0) {
+    headers.set("Access-Control-Allow-Methods", "POST, OPTIONS");
+    headers.set("Access-Control-Allow-Headers", [...ALLOWED_REQUEST_HEADERS, ...params].join(", "));
+    headers.set("Access-Control-Max-Age", String(options.maxAgeSeconds ?? 600));
+  }
+  return new Response(null, { status: 204, headers });
+}

@@ -1,0 +1,127 @@
+/**
+ * The Transport an McpServer is connected to behind the HTTP handler. Every POSTed request enters
+ * under a fresh internal id (HTTP clients all start counting at 1, so their ids collide), and
+ * whatever the server sends for that id is routed back to the POST's response under the
+ * client's own id.
+ */
+import { isPlainObject, LocalError } from "../../jsonrpc/errors.js";
+import type {
+  JsonObject,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+} from "../../jsonrpc/types.js";
+import { META } from "../../protocol/meta.js";
+import type {
+  CloseInfo,
+  MessageContext,
+  SendOptions,
+  Transport,
+  TransportReceiver,
+} from "../transport.js";
+import type { Exchange } from "./exchange.js";
+
+const SUBSCRIPTION_ID = META.subscriptionId;
+
+/**
+ * A listen stream names its subscription by the request id, which the server only knows as our
+ * internal id; the client must see its own.
+ */
+function withClientSubscriptionId(
+  body: JsonObject,
+  internalId: JsonRpcId,
+  originalId: JsonRpcId,
+): JsonObject {
+  const meta = body._meta;
+  if (!isPlainObject(meta) || meta[SUBSCRIPTION_ID] !== internalId) return body;
+  return { ...body, _meta: { ...meta, [SUBSCRIPTION_ID]: originalId } };
+}
+
+export class HttpServerTransport implements Transport {
+  readonly closed: Promise<CloseInfo>;
+  private receiver: TransportReceiver | undefined;
+  private readonly exchanges = new Map<JsonRpcId, Exchange>();
+  private nextId = 0;
+  private isClosed = false;
+  private resolveClosed!: (info: CloseInfo) => void;
+
+  constructor() {
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** Requests whose response is still open. */
+  get openExchanges(): number {
+    return this.exchanges.size;
+  }
+
+  start(receiver: TransportReceiver): void {
+    if (this.receiver) throw new Error("transport already started");
+    this.receiver = receiver;
+  }
+
+  /** Hands one POSTed request to the server; its output goes to `exchange`. */
+  deliverRequest(request: JsonRpcRequest, exchange: Exchange, context: MessageContext): void {
+    if (this.isClosed || !this.receiver) {
+      exchange.fail("Server is shutting down");
+      return;
+    }
+    const internalId = ++this.nextId;
+    this.exchanges.set(internalId, exchange);
+    exchange.onDone = () => this.exchanges.delete(internalId);
+    this.receiver.message({ ...request, id: internalId }, context);
+  }
+
+  deliverNotification(notification: JsonRpcNotification, context: MessageContext): void {
+    if (this.isClosed || !this.receiver) return;
+    this.receiver.message(notification, context);
+  }
+
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (this.isClosed) return Promise.reject(new LocalError("closed", "transport closed"));
+    if ("method" in message && "id" in message) {
+      // 2026-07-28 servers ask clients through MRTR results, never through requests.
+      return Promise.reject(
+        new LocalError("transport", "Streamable HTTP (2026-07-28) carries no server requests"),
+      );
+    }
+    if (!("method" in message)) {
+      const exchange = message.id === null ? undefined : this.exchanges.get(message.id);
+      // No exchange: the client went away, so the reply has nowhere to go.
+      if (!exchange) return Promise.resolve();
+      if (!("result" in message)) return exchange.reply(message);
+      const result = withClientSubscriptionId(message.result, message.id, exchange.originalId);
+      return exchange.reply({ ...message, result });
+    }
+    const related = options?.relatedRequestId;
+    const exchange = related === undefined ? undefined : this.exchanges.get(related);
+    // Unrelated notifications (legacy list_changed) have no stream on modern HTTP.
+    if (!exchange) return Promise.resolve();
+    if (message.method === "notifications/cancelled" && message.params?.requestId === related) {
+      // The server tearing down a subscription: tell the client under its id, then end.
+      const params = { ...message.params, requestId: exchange.originalId };
+      const written = exchange.notify({ ...message, params });
+      exchange.end();
+      return written;
+    }
+    if (message.params === undefined) return exchange.notify(message);
+    const params = withClientSubscriptionId(message.params, related!, exchange.originalId);
+    return exchange.notify({ ...message, params });
+  }
+
+  cancel(): boolean {
+    return false;
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return this.closed.then(() => {});
+    this.isClosed = true;
+    for (const exchange of [...this.exchanges.values()]) exchange.fail("Server is shutting down");
+    this.exchanges.clear();
+    const info: CloseInfo = {};
+    this.resolveClosed(info);
+    this.receiver?.closed?.(info);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Writing a Server-Sent Events response body: one JSON-RPC message per `message` event, comment
+ * lines as keep-alives, and backpressure from whoever reads the stream (the HTTP layer).
+ */
+import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+
+const encoder = new TextEncoder();
+/** Bytes buffered before writers are asked to wait for the reader. */
+const HIGH_WATER_MARK = 64 * 1024;
+
+/** One SSE event carrying a JSON-RPC message. JSON text never contains a raw newline. */
+export function formatSseEvent(message: JsonRpcMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/** A comment line: ignored by parsers, but it keeps idle proxies and clients from timing out. */
+export const SSE_KEEP_ALIVE = ":\n\n";
+
+export interface SseStreamOptions {
+  /** Interval of keep-alive comments (ms); 0 turns them off. */
+  keepAliveMs: number;
+  /** Called once when the reader goes away before the stream was ended (client disconnect). */
+  onCancel(): void;
+}
+
+export class SseStream {
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private finished = false;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private waiters: Array<() => void> = [];
+
+  constructor(options: SseStreamOptions) {
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        pull: () => this.wake(),
+        cancel: () => {
+          if (this.finished) return;
+          this.stop();
+          options.onCancel();
+        },
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER_MARK }),
+    );
+    if (options.keepAliveMs > 0) {
+      this.keepAlive = setInterval(() => this.enqueue(SSE_KEEP_ALIVE), options.keepAliveMs);
+      this.keepAlive.unref();
+    }
+  }
+
+  get ended(): boolean {
+    return this.finished;
+  }
+
+  /** Writes one message; resolves when the reader has room for more. */
+  write(message: JsonRpcMessage): Promise<void> {
+    if (!this.enqueue(formatSseEvent(message))) return Promise.resolve();
+    if ((this.controller.desiredSize ?? 0) > 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Ends the stream normally (after the final response). */
+  end(): void {
+    if (this.finished) return;
+    this.stop();
+    try {
+      this.controller.close();
+    } catch {
+      // Already errored or cancelled.
+    }
+  }
+
+  private enqueue(text: string): boolean {
+    if (this.finished) return false;
+    try {
+      this.controller.enqueue(encoder.encode(text));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private stop(): void {
+    this.finished = true;
+    clearInterval(this.keepAlive);
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
