@@ -82,7 +82,9 @@ export async function discoverModern(
   } catch (error) {
     if (!(error instanceof UnsupportedProtocolVersionError)) throw error;
     const retryVersion = chooseModernVersion(preferred, error.supported);
-    if (retryVersion === undefined || retryVersion === preferred) {
+    // A server naming the very version we sent is retried once too: the conformance suite's
+    // request-metadata scenario answers the first request with -32022 whatever it carried.
+    if (retryVersion === undefined) {
       throw new NoCommonVersionError(error.supported, modernVersionsWeSpeak(preferred), false);
     }
     try {
@@ -146,6 +148,12 @@ export async function probeEra(
         era: "legacy",
         reason: `server/discover failed with ${error.code} ${error.message}`,
       };
+    }
+    // HTTP transports tag their status failures (src/transports/http/client/era.ts): a 400/404/405
+    // without a JSON-RPC body says legacy; 401/403 and the rest are failures, never era signals.
+    if (error instanceof LocalError && "eraSignal" in error) {
+      if (error.eraSignal === "legacy") return { era: "legacy", reason: error.message };
+      throw error;
     }
     if (error instanceof LocalError && error.kind === "timeout") {
       return { era: "legacy", reason: `server/discover unanswered after ${probeTimeoutMs} ms` };

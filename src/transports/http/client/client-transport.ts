@@ -1,0 +1,391 @@
+/**
+ * The Streamable HTTP client transport, for both eras on one URL.
+ *
+ * Modern (2026-07-28): one POST per message with the mirrored request headers; a JSON or
+ * request-scoped SSE reply; cancelling a request aborts its fetch (the server treats the closed
+ * stream as cancellation). Legacy (2025-03-26 … 2025-11-25): begins when the client sends
+ * `initialize`; `Mcp-Session-Id` on every later request, a standalone GET stream, resumption
+ * with `Last-Event-ID` honouring `retry`, and a fresh `initialize` after a 404. If `initialize`
+ * itself meets 400/404/405 without a JSON-RPC body, the deprecated 2024-11-05 HTTP+SSE
+ * transport is tried (a GET expecting an `endpoint` event).
+ *
+ * Era detection stays in McpClient: its `server/discover` probe is an ordinary modern request
+ * here. A JSON-RPC error body on any status but 401/403 is delivered as that request's reply (so
+ * -32022 retries and other modern codes prove a modern server); a 400/404/405 without one
+ * rejects with an HttpStatusError tagged `eraSignal: "legacy"`, which probeEra reads as legacy.
+ * The flavour found is cached per endpoint so the next transport skips what failed.
+ */
+import { ErrorCode, LocalError } from "../../../jsonrpc/errors.js";
+import type {
+  JsonObject,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "../../../jsonrpc/types.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../../transport.js";
+import {
+  CachedLegacyError,
+  endpointKey,
+  errorResponseIn,
+  type HttpFlavour,
+  HttpStatusError,
+  sharedFlavourCache,
+} from "./era.js";
+import { LegacySession } from "./legacy-session.js";
+import { standardHeaders } from "./mcp-headers-out.js";
+import { brokenStream, type ReplySink, readJsonReply, readSseReply } from "./reply-reader.js";
+import { SseEndpoint } from "./sse-endpoint.js";
+import { ToolHeaderRegistry } from "./tool-headers.js";
+
+const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+const ACCEPT = "application/json, text/event-stream";
+
+export type HeaderSource =
+  | Record<string, string>
+  | (() => Record<string, string> | Promise<Record<string, string>>);
+
+export interface HttpClientTransportOptions {
+  /** The fetch to use (proxies, auth wrappers, tests). Default: globalThis.fetch. */
+  fetch?: typeof fetch;
+  /** Extra headers on every HTTP request (Authorization, say); MCP headers take precedence. */
+  headers?: HeaderSource;
+  /** Tool name → inputSchema, for `Mcp-Param-*` headers before any tools/list was seen. */
+  toolHeaderSchemas?: Record<string, unknown>;
+  /** `MCP-Protocol-Version` for a modern message whose `_meta` names none. */
+  protocolVersion?: string;
+  /** Dropped tools and other oddities worth a log line. Default: console.warn. */
+  onWarning?: (message: string) => void;
+  /** Flavour per endpoint; shared process-wide by default. */
+  flavourCache?: Map<string, HttpFlavour>;
+  /** Legacy stream reconnection delay when the server gave no `retry`. Default 1000 ms. */
+  reconnectDelayMs?: number;
+  /** Legacy stream reconnection attempts in a row before giving up. Default 5. */
+  maxReconnects?: number;
+}
+
+/** The parts of the transport the legacy and HTTP+SSE helpers use. */
+export interface HttpCarrier {
+  readonly url: URL;
+  readonly options: HttpClientTransportOptions;
+  fetch(url: URL, init: RequestInit): Promise<Response>;
+  baseHeaders(): Promise<Record<string, string>>;
+  deliver(message: JsonRpcMessage): void;
+  readonly sink: ReplySink;
+  readonly isClosed: boolean;
+  warn(message: string): void;
+  /** The channel is gone for good (the HTTP+SSE stream ended). */
+  fail(error: Error): void;
+  failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse>;
+  readReply(
+    request: JsonRpcRequest,
+    response: Response,
+    signal: AbortSignal,
+  ): Promise<JsonRpcResponse | undefined>;
+}
+
+export class HttpClientTransport implements Transport, HttpCarrier {
+  readonly url: URL;
+  readonly options: HttpClientTransportOptions;
+  readonly closed: Promise<CloseInfo>;
+  private receiver: TransportReceiver | undefined;
+  private resolveClosed!: (info: CloseInfo) => void;
+  private closing = false;
+  private flavourValue: HttpFlavour | undefined;
+  private readonly inflight = new Map<JsonRpcId, AbortController>();
+  private readonly toolsListIds = new Set<JsonRpcId>();
+  private readonly tools: ToolHeaderRegistry;
+  private readonly legacy: LegacySession;
+  private sse: SseEndpoint | undefined;
+  private internalIds = 0;
+
+  readonly sink: ReplySink = {
+    message: (message) => this.deliver(message),
+    invalid: (detail) => this.warn(`unreadable message from the server: ${detail}`),
+  };
+
+  constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
+    this.url = new URL(url);
+    this.options = options;
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+    this.tools = new ToolHeaderRegistry((m) => this.warn(m), options.toolHeaderSchemas);
+    this.legacy = new LegacySession(this);
+    this.flavourValue = this.flavourCache.get(endpointKey(this.url));
+  }
+
+  /** How this transport reaches the server: undefined until the first exchange tells. */
+  get flavour(): HttpFlavour | undefined {
+    return this.flavourValue;
+  }
+  /** The legacy session id, when one was assigned. */
+  get sessionId(): string | undefined {
+    return this.legacy.sessionId;
+  }
+  get isClosed(): boolean {
+    return this.closing;
+  }
+
+  start(receiver: TransportReceiver): void {
+    if (this.receiver) throw new Error("HttpClientTransport already started");
+    this.receiver = receiver;
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.closing) throw new LocalError("closed", "the HTTP transport is closed");
+    if (!("method" in message) || !("id" in message)) {
+      if (this.sse) return this.sse.post(message);
+      if (this.legacy.established) return this.legacy.sendOther(message);
+      return this.sendModernOther(message);
+    }
+    const controller = new AbortController();
+    this.inflight.set(message.id, controller);
+    if (message.method === "tools/list") this.toolsListIds.add(message.id);
+    try {
+      if (this.sse) return await this.sse.post(message);
+      if (message.method === "initialize") return await this.initialize(message, controller.signal);
+      if (this.legacy.established) return await this.legacy.request(message, controller.signal);
+      if (this.flavourValue === "legacy" || this.flavourValue === "sse") {
+        throw new CachedLegacyError(endpointKey(this.url), this.flavourValue);
+      }
+      return await this.modernRequest(message, controller.signal, false);
+    } catch (error) {
+      throw this.localError(message, error, controller.signal);
+    } finally {
+      this.inflight.delete(message.id);
+    }
+  }
+
+  /**
+   * Modern: aborting the fetch closes the response stream, which the server treats as
+   * cancellation; nothing else is sent. Legacy eras expect `notifications/cancelled`, so the
+   * fetch is dropped and false tells the Session to send one.
+   */
+  cancel(requestId: JsonRpcId, reason?: string): boolean {
+    this.inflight.get(requestId)?.abort(new LocalError("aborted", reason ?? "cancelled"));
+    return !this.legacy.established && !this.sse;
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return void (await this.closed);
+    this.closing = true;
+    for (const controller of this.inflight.values()) {
+      controller.abort(new LocalError("closed", "the HTTP transport closed"));
+    }
+    this.sse?.close();
+    await this.legacy.end();
+    this.finish({});
+  }
+
+  // ---- HttpCarrier -------------------------------------------------------------------------
+
+  fetch(url: URL, init: RequestInit): Promise<Response> {
+    return (this.options.fetch ?? globalThis.fetch)(url, init);
+  }
+
+  async baseHeaders(): Promise<Record<string, string>> {
+    const source = this.options.headers;
+    return { ...(typeof source === "function" ? await source() : source) };
+  }
+
+  deliver(message: JsonRpcMessage): void {
+    if (this.closing) return;
+    if (!("method" in message) && message.id !== null && this.toolsListIds.delete(message.id)) {
+      if ("result" in message) message = { ...message, result: this.tools.learn(message.result) };
+    }
+    this.receiver?.message(message);
+    // A legacy reply may come on another stream (the GET stream): stop waiting for it here.
+    if (!("method" in message) && message.id !== null) {
+      this.inflight.get(message.id)?.abort(new LocalError("aborted", "answered on another stream"));
+    }
+  }
+
+  warn(message: string): void {
+    (this.options.onWarning ?? ((text) => console.warn(`mcpwire http client: ${text}`)))(message);
+  }
+
+  fail(error: Error): void {
+    if (this.closing) return;
+    this.closing = true;
+    for (const controller of this.inflight.values()) controller.abort(error);
+    this.finish({ error });
+  }
+
+  // ---- modern ------------------------------------------------------------------------------
+
+  private get flavourCache(): Map<string, HttpFlavour> {
+    return this.options.flavourCache ?? sharedFlavourCache;
+  }
+
+  private remember(flavour: HttpFlavour): void {
+    this.flavourValue = flavour;
+    this.flavourCache.set(endpointKey(this.url), flavour);
+  }
+
+  private async modernHeaders(message: JsonRpcMessage): Promise<Record<string, string>> {
+    const headers = await this.baseHeaders();
+    headers["Content-Type"] = "application/json";
+    headers.Accept = ACCEPT;
+    const params = "params" in message ? message.params : undefined;
+    const meta = params?._meta as JsonObject | undefined;
+    const version = meta?.[PROTOCOL_VERSION_META] ?? this.options.protocolVersion;
+    if (typeof version === "string") headers["MCP-Protocol-Version"] = version;
+    if ("method" in message && "id" in message) {
+      Object.assign(headers, standardHeaders(message));
+      if (message.method === "tools/call") {
+        Object.assign(headers, this.tools.headersFor(params?.name, params?.arguments));
+      }
+    } else if ("method" in message) {
+      headers["Mcp-Method"] = message.method;
+    }
+    return headers;
+  }
+
+  private async modernRequest(
+    request: JsonRpcRequest,
+    signal: AbortSignal,
+    retried: boolean,
+  ): Promise<void> {
+    const reply = await this.modernExchange(request, signal);
+    if (
+      "error" in reply &&
+      reply.error.code === ErrorCode.HeaderMismatch &&
+      request.method === "tools/call" &&
+      !retried
+    ) {
+      // The tool's schema may have changed since we listed it: learn it again, retry once.
+      await this.relistTools(request, signal);
+      return this.modernRequest(request, signal, true);
+    }
+    this.deliver(reply);
+  }
+
+  /** POSTs a modern request and returns its reply; notifications on the way are delivered. */
+  private async modernExchange(
+    request: JsonRpcRequest,
+    signal: AbortSignal,
+  ): Promise<JsonRpcResponse> {
+    const response = await this.fetch(this.url, {
+      method: "POST",
+      headers: await this.modernHeaders(request),
+      body: JSON.stringify(request),
+      signal,
+    });
+    if (!response.ok) return this.failureReply(request, response);
+    if (this.flavourValue !== "modern") this.remember("modern");
+    const reply = await this.readReply(request, response, signal);
+    if (!reply) throw brokenStream(request.method);
+    return reply;
+  }
+
+  /**
+   * A non-2xx answer. A JSON-RPC error body (except with 401/403, never an era signal) is the
+   * server's reply to this request; anything else is a local failure.
+   */
+  async failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse> {
+    const text = await response.text().catch(() => "");
+    const error = errorResponseIn(text);
+    if (error && response.status !== 401 && response.status !== 403) {
+      return { ...error, id: request.id };
+    }
+    throw new HttpStatusError(response.status, text, response.headers, request.method);
+  }
+
+  /** The reply in a 2xx body (JSON or SSE), or undefined when none came. */
+  async readReply(
+    request: JsonRpcRequest,
+    response: Response,
+    signal: AbortSignal,
+  ): Promise<JsonRpcResponse | undefined> {
+    const type = response.headers.get("content-type") ?? "";
+    if (type.includes("text/event-stream") && response.body) {
+      return readSseReply(response.body, request.id, this.sink, {});
+    }
+    if (type.includes("application/json")) return readJsonReply(response, request.id, this.sink);
+    await response.body?.cancel().catch(() => {});
+    if (signal.aborted) throw signal.reason;
+    throw new LocalError(
+      "transport",
+      `${request.method}: HTTP ${response.status} with ${type ? `content type ${type}` : "no body"} is no reply`,
+    );
+  }
+
+  private async relistTools(request: JsonRpcRequest, signal: AbortSignal): Promise<void> {
+    const meta = request.params?._meta as JsonObject | undefined;
+    let cursor: unknown;
+    for (let page = 0; page < 100; page += 1) {
+      const params: JsonObject = meta ? { _meta: meta } : {};
+      if (typeof cursor === "string") params.cursor = cursor;
+      const list: JsonRpcRequest = {
+        jsonrpc: "2.0",
+        id: `mcpwire-relist-${++this.internalIds}`,
+        method: "tools/list",
+        params,
+      };
+      const reply = await this.modernExchange(list, signal);
+      if (!("result" in reply)) return;
+      this.tools.learn(reply.result);
+      cursor = reply.result.nextCursor;
+      if (typeof cursor !== "string") return;
+    }
+  }
+
+  private async sendModernOther(message: JsonRpcMessage): Promise<void> {
+    const response = await this.fetch(this.url, {
+      method: "POST",
+      headers: await this.modernHeaders(message),
+      body: JSON.stringify(message),
+    });
+    await response.body?.cancel().catch(() => {});
+    if (!response.ok) {
+      const what = "method" in message ? message.method : "response";
+      throw new HttpStatusError(response.status, "", response.headers, what);
+    }
+  }
+
+  // ---- legacy entry ------------------------------------------------------------------------
+
+  /**
+   * `initialize` starts a legacy session. When the endpoint refuses it without a JSON-RPC
+   * body, the deprecated HTTP+SSE transport is the last thing left to try.
+   */
+  private async initialize(request: JsonRpcRequest, signal: AbortSignal): Promise<void> {
+    if (this.flavourValue !== "sse") {
+      try {
+        if (await this.legacy.initialize(request, signal)) this.remember("legacy");
+        else this.forget();
+        return;
+      } catch (error) {
+        if (!(error instanceof HttpStatusError) || error.eraSignal !== "legacy") throw error;
+      }
+    }
+    const sse = new SseEndpoint(this);
+    try {
+      await sse.open(signal);
+    } catch (error) {
+      this.forget();
+      throw error;
+    }
+    this.sse = sse;
+    this.remember("sse");
+    await sse.post(request);
+  }
+
+  /** The cached flavour proved wrong: the next transport probes afresh. */
+  private forget(): void {
+    this.flavourValue = undefined;
+    this.flavourCache.delete(endpointKey(this.url));
+  }
+
+  private localError(request: JsonRpcRequest, error: unknown, signal: AbortSignal): Error {
+    if (error instanceof LocalError) return error;
+    if (signal.aborted && signal.reason instanceof LocalError) return signal.reason;
+    return brokenStream(request.method, error);
+  }
+
+  private finish(info: CloseInfo): void {
+    this.resolveClosed(info);
+    this.receiver?.closed?.(info);
+  }
+}

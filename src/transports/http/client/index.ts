@@ -1,0 +1,7 @@
+export {
+  type HeaderSource,
+  HttpClientTransport,
+  type HttpClientTransportOptions,
+} from "./client-transport.js";
+export { CachedLegacyError, type HttpFlavour, HttpStatusError, sharedFlavourCache } from "./era.js";
+export { checkToolHeaders, encodeHeaderValue, standardHeaders } from "./mcp-headers-out.js";
