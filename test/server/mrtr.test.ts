@@ -343,9 +343,13 @@ describe("MRTR on the server, modern era", () => {
       requestState: wrong.requestState,
     });
     assert.equal(text(extra), "Hello Alice");
-    // Answers without any state are not trusted: the server asks.
-    const unasked = await call(client, "greet", { inputResponses: { user_name: ACCEPT_ALICE } });
-    assert.equal(unasked.resultType, "input_required");
+    // Answers given up front, before any state, serve the keys the handler asks for.
+    const upFront = await call(client, "greet", {
+      inputResponses: { user_name: ACCEPT_ALICE, surplus: { anything: true } },
+    });
+    assert.equal(text(upFront), "Hello Alice");
+    const unrelated = await call(client, "greet", { inputResponses: { wrong_key: ACCEPT_ALICE } });
+    assert.equal(unrelated.resultType, "input_required");
     await client.close();
   });
 

@@ -42,8 +42,8 @@ export class InputRound {
   /** Answers usable in this execution: recorded ones and newly accepted ones. */
   private readonly answers: Record<string, JsonObject>;
   private readonly responses: Record<string, unknown>;
-  /** Keys the previous round asked for: the only ones this retry may answer. */
-  private readonly answerable: Set<string>;
+  /** Keys the previous round asked for: the only ones this retry may answer (any on round 0). */
+  private readonly answerable: Set<string> | undefined;
   private readonly pending: Record<string, InputRequest> = {};
   private failure: Error | undefined;
   private autoKey = 0;
@@ -58,10 +58,12 @@ export class InputRound {
     }
     this.responses = responses ?? {};
     if (params.requestState === undefined) {
-      // Without a state we asked nothing: answers out of the blue are not trusted.
+      // A first request may carry answers up front (a client that knows what will be asked):
+      // they are taken for whatever keys the handler asks. This grants nothing a round trip
+      // would not, since every answer is the client's word either way.
       this.round = 0;
       this.answers = {};
-      this.answerable = new Set();
+      this.answerable = undefined;
     } else {
       const state = codec.open(params.requestState, this.binding);
       this.round = state.round;
@@ -114,7 +116,7 @@ export class InputRound {
   private answerFor(key: string, request: InputRequest): JsonObject | undefined {
     const recorded = this.answers[key];
     if (recorded) return recorded;
-    if (!this.answerable.has(key) || !(key in this.responses)) return undefined;
+    if (this.answerable?.has(key) === false || !(key in this.responses)) return undefined;
     const value = this.responses[key];
     const problem = validateResponse(request.method, value);
     if (problem) {

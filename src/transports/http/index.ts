@@ -18,6 +18,21 @@ export {
   paramHeaderValue,
 } from "./headers.js";
 export {
+  type EventStore,
+  InMemoryEventStore,
+  type InMemoryEventStoreOptions,
+  parseEventId,
+  type StoredEvent,
+} from "./legacy/event-store.js";
+export {
+  ASSUMED_LEGACY_VERSION,
+  LegacyHandler,
+  type LegacyOptions,
+} from "./legacy/legacy-handler.js";
+export { LegacySession } from "./legacy/legacy-session.js";
+export { InMemorySessionStore, type SessionStore } from "./legacy/session-store.js";
+export type { LegacySseOptions } from "./legacy/sse-fallback.js";
+export {
   createNodeListener,
   type NodeListenerOptions,
   type ServedHttp,
@@ -34,4 +49,4 @@ export {
   type SecurityOptions,
 } from "./security.js";
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./server.js";
-export { formatSseEvent, SSE_KEEP_ALIVE } from "./sse.js";
+export { formatPrimingEvent, formatSseEvent, SSE_KEEP_ALIVE } from "./sse.js";

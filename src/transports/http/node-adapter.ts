@@ -109,7 +109,7 @@ async function serveOne(
   origin = "http://localhost",
 ): Promise<void> {
   const target = new URL(req.url ?? "/", origin);
-  if (target.pathname !== path) {
+  if (target.pathname !== path && !handler.extraPaths.includes(target.pathname)) {
     res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");
     return;
   }

@@ -125,7 +125,11 @@ export function corsHeaders(origin: string | null, options: CorsOptions): Header
  * The answer to a preflight. `Mcp-Param-*` names depend on the tool, so requested names with
  * that prefix are echoed back; other requested headers must be on the fixed list.
  */
-export function preflightResponse(request: Request, options: CorsOptions): Response {
+export function preflightResponse(
+  request: Request,
+  options: CorsOptions,
+  methods: readonly string[] = ["POST"],
+): Response {
   const headers = corsHeaders(request.headers.get("origin"), options);
   const fixed = new Set(ALLOWED_REQUEST_HEADERS.map((name) => name.toLowerCase()));
   const requested = (request.headers.get("access-control-request-headers") ?? "")
@@ -139,7 +143,7 @@ export function preflightResponse(request: Request, options: CorsOptions): Respo
     (name) => !fixed.has(name.toLowerCase()) && !params.includes(name),
   );
   if (unknown.length === 0) {
-    headers.set("Access-Control-Allow-Methods", "POST, OPTIONS");
+    headers.set("Access-Control-Allow-Methods", [...methods, "OPTIONS"].join(", "));
     headers.set("Access-Control-Allow-Headers", [...ALLOWED_REQUEST_HEADERS, ...params].join(", "));
     headers.set("Access-Control-Max-Age", String(options.maxAgeSeconds ?? 600));
   }

@@ -4,10 +4,15 @@
  * node-adapter.ts, Bun, Deno, Workers, Hono, Express).
  */
 import { errorResponseFor, parseMessage } from "../../jsonrpc/classify.js";
-import { ErrorCode, type JsonRpcError } from "../../jsonrpc/errors.js";
-import type { JsonRpcId } from "../../jsonrpc/types.js";
+import { ErrorCode, isPlainObject, type JsonRpcError } from "../../jsonrpc/errors.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
+import { META } from "../../protocol/meta.js";
+import { isLegacyVersion } from "../../protocol/versions.js";
 import type { McpServer } from "../../server/mcp-server.js";
 import { Exchange, jsonResponse, type ResponseMode, statusForError } from "./exchange.js";
+import { HEADER } from "./headers.js";
+import { LegacyHandler, type LegacyOptions } from "./legacy/legacy-handler.js";
+import { type LegacySseOptions, SseFallback } from "./legacy/sse-fallback.js";
 import { checkModernRequest } from "./request-checks.js";
 import {
   type CorsOptions,
@@ -38,10 +43,23 @@ export interface HttpHandlerOptions extends SecurityOptions {
    * Response to send instead (e.g. 401 with WWW-Authenticate). Runs before the body is read.
    */
   authenticate?(request: Request): unknown | Response | Promise<unknown | Response>;
+  /**
+   * Legacy Streamable HTTP (2025-03-26 … 2025-11-25) on the same endpoint: `initialize` opens a
+   * session, GET a stream, DELETE ends it. On by default (when the McpServer serves the legacy
+   * era); `false` makes the endpoint modern-only (GET and DELETE → 405).
+   */
+  legacy?: boolean | LegacyOptions;
+  /**
+   * The deprecated HTTP+SSE transport (2024-11-05) for old clients, on its own paths
+   * (default GET /sse and POST /messages). Off by default.
+   */
+  legacySse?: boolean | LegacySseOptions;
 }
 
 export interface HttpHandler {
   handle(request: Request): Promise<Response>;
+  /** Paths besides the MCP endpoint that this handler serves (the HTTP+SSE ones). */
+  readonly extraPaths: readonly string[];
   /** Ends every open response and disconnects from the McpServer. */
   close(): Promise<void>;
 }
@@ -53,14 +71,35 @@ export function createHttpHandler(
   server: McpServer,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
-  if (!server.modernEnabled) {
-    throw new Error("createHttpHandler serves the 2026-07-28 era; the McpServer has it turned off");
+  const legacyOptions =
+    options.legacy === false || !server.legacyEnabled
+      ? undefined
+      : options.legacy === true || options.legacy === undefined
+        ? {}
+        : options.legacy;
+  if (!server.modernEnabled && !legacyOptions) {
+    throw new Error("createHttpHandler: the McpServer serves no era this handler has turned on");
   }
   const transport = new HttpServerTransport();
   const connection = server.connect(transport);
   const cors = options.cors === true ? {} : options.cors || undefined;
   const streaming = new Set(options.streamingMethods ?? ["subscriptions/listen"]);
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const legacy = legacyOptions
+    ? new LegacyHandler(server, legacyOptions, {
+        responseMode: options.responseMode ?? "auto",
+        keepAliveMs,
+      })
+    : undefined;
+  const sseOptions =
+    options.legacySse && server.legacyEnabled
+      ? options.legacySse === true
+        ? {}
+        : options.legacySse
+      : undefined;
+  const fallback = sseOptions ? new SseFallback(server, sseOptions, keepAliveMs) : undefined;
+  const methods = legacy ? ["GET", "POST", "DELETE"] : ["POST"];
   const checkContext = {
     supportedVersions: server.modernVersions,
     toolInputSchema: (name: string) => server.toolDefinition(name)?.inputSchema,
@@ -72,10 +111,14 @@ export function createHttpHandler(
     const origin = request.headers.get("origin");
     const base = cors ? corsHeaders(origin, cors) : new Headers();
 
-    if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors);
-    if (request.method !== "POST") {
+    const pathname = new URL(request.url).pathname;
+    const fallbackPath =
+      fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
+    const allowed = !fallbackPath ? methods : pathname === fallback!.ssePath ? ["GET"] : ["POST"];
+    if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors, allowed);
+    if (!allowed.includes(request.method)) {
       const headers = new Headers(base);
-      headers.set("Allow", cors ? "POST, OPTIONS" : "POST");
+      headers.set("Allow", (cors ? [...allowed, "OPTIONS"] : allowed).join(", "));
       return new Response(null, { status: 405, headers });
     }
 
@@ -85,8 +128,13 @@ export function createHttpHandler(
       if (outcome instanceof Response) return withHeaders(outcome, base);
       principal = outcome;
     }
+    if (fallback && pathname === fallback.ssePath) return fallback.open(base, principal);
+    if (legacy && request.method === "GET") return legacy.get({ request, base, principal });
+    if (legacy && request.method === "DELETE") return legacy.delete({ request, base, principal });
+    const fallbackPost = fallback !== undefined && pathname === fallback.messagesPath;
 
-    if (!acceptsBoth(request.headers.get("accept"))) {
+    // Old HTTP+SSE clients predate the Accept rule.
+    if (!fallbackPost && !acceptsBoth(request.headers.get("accept"))) {
       return rpcError(
         null,
         ErrorCode.InvalidRequest,
@@ -119,6 +167,13 @@ export function createHttpHandler(
       return jsonResponse(errorResponseFor(parsed), 400, base);
     }
     const message = parsed.message;
+    if (fallbackPost) {
+      const context = { headers: request.headers, principal };
+      return fallback.post(new URL(request.url), message, context, base);
+    }
+    if (legacy && (!server.modernEnabled || !claimsModern(request.headers, message))) {
+      return legacy.post({ request, base, principal }, message);
+    }
     const context = { signal: request.signal, headers: request.headers, principal };
     if (!("method" in message)) {
       return rpcError(null, ErrorCode.InvalidRequest, "Clients may not POST responses", 400, base);
@@ -165,9 +220,27 @@ export function createHttpHandler(
         return rpcError(null, ErrorCode.InternalError, "Internal error", 500);
       }
     },
+    extraPaths: fallback ? [fallback.ssePath, fallback.messagesPath] : [],
     // Graceful: open listen streams get their completion result, handlers a moment to stop.
-    close: () => connection.session.shutdown(),
+    close: async () => {
+      await Promise.all([legacy?.close(), fallback?.close()]);
+      await connection.session.shutdown();
+    },
   };
+}
+
+/**
+ * Whether a POST belongs to the modern (2026-07-28) path: `_meta` with a protocol version says
+ * yes (legacy clients never send that key); else a legacy MCP-Protocol-Version header, or none,
+ * says no; any other version header says yes unless the request names a legacy session (whose
+ * handler then refuses the version).
+ */
+function claimsModern(headers: Headers, message: JsonRpcMessage): boolean {
+  const params = "method" in message ? message.params : undefined;
+  if (params && isPlainObject(params._meta) && META.protocolVersion in params._meta) return true;
+  const version = headers.get(HEADER.protocolVersion)?.trim();
+  if (version === undefined || version === "" || isLegacyVersion(version)) return false;
+  return headers.get(HEADER.sessionId) === null;
 }
 
 function rpcError(

@@ -8,9 +8,21 @@ const encoder = new TextEncoder();
 /** Bytes buffered before writers are asked to wait for the reader. */
 const HIGH_WATER_MARK = 64 * 1024;
 
-/** One SSE event carrying a JSON-RPC message. JSON text never contains a raw newline. */
-export function formatSseEvent(message: JsonRpcMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+/**
+ * One SSE event carrying a JSON-RPC message, with an event id when the stream is resumable.
+ * JSON text never contains a raw newline.
+ */
+export function formatSseEvent(message: JsonRpcMessage, id?: string): string {
+  const idLine = id === undefined ? "" : `id: ${id}\n`;
+  return `${idLine}event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+/**
+ * The priming event of a resumable stream: an id and empty data (clients keep the id as their
+ * cursor but dispatch nothing), plus the reconnection delay clients must honour.
+ */
+export function formatPrimingEvent(id: string, retryMs: number): string {
+  return `id: ${id}\nretry: ${Math.max(0, Math.round(retryMs))}\ndata: \n\n`;
 }
 
 /** A comment line: ignored by parsers, but it keeps idle proxies and clients from timing out. */
@@ -56,8 +68,13 @@ export class SseStream {
   }
 
   /** Writes one message; resolves when the reader has room for more. */
-  write(message: JsonRpcMessage): Promise<void> {
-    if (!this.enqueue(formatSseEvent(message))) return Promise.resolve();
+  write(message: JsonRpcMessage, id?: string): Promise<void> {
+    return this.writeText(formatSseEvent(message, id));
+  }
+
+  /** Writes preformatted SSE text (whole events); resolves when the reader has room for more. */
+  writeText(text: string): Promise<void> {
+    if (!this.enqueue(text)) return Promise.resolve();
     if ((this.controller.desiredSize ?? 0) > 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
   }

@@ -45,14 +45,20 @@ describe("Streamable HTTP server: HTTP rules", () => {
   });
 
   for (const method of ["GET", "DELETE", "PUT"]) {
-    it(`refuses ${method} with 405 and Allow: POST`, async () => {
-      const response = await fetch(served.url, {
-        method,
-        headers: { Accept: "text/event-stream", "Mcp-Session-Id": "abc" },
-      });
-      assert.equal(response.status, 405);
-      assert.equal(response.headers.get("allow"), "POST");
-      await response.body?.cancel();
+    // The endpoint is dual-era by default; `legacy: false` makes it POST-only.
+    it(`refuses ${method} with 405 and Allow: POST when legacy support is off`, async () => {
+      const modernOnly = await startTestServer({ legacy: false });
+      try {
+        const response = await fetch(modernOnly.url, {
+          method,
+          headers: { Accept: "text/event-stream", "Mcp-Session-Id": "abc" },
+        });
+        assert.equal(response.status, 405);
+        assert.equal(response.headers.get("allow"), "POST");
+        await response.body?.cancel();
+      } finally {
+        await modernOnly.close();
+      }
     });
   }
 

@@ -1,0 +1,157 @@
+/**
+ * The conformance "everything" client: the client contract of the official MCP conformance
+ * suite, on McpClient and HttpClientTransport.
+ *
+ *   npm run --silent example:everything-client -- <server-url>
+ *
+ * Environment (set by the suite): MCP_CONFORMANCE_SCENARIO names the scenario;
+ * MCP_CONFORMANCE_PROTOCOL_VERSION picks the lifecycle (2026-07-28: per-request `_meta`;
+ * anything older: initialize); MCP_CONFORMANCE_CONTEXT is JSON with scenario data.
+ * Exit code 0 when the scenario ran through, 1 on any error (with a line on stderr).
+ */
+
+import { McpClient } from "../src/client/mcp-client.js";
+import type { McpClientOptions } from "../src/client/types.js";
+import type { JsonObject } from "../src/jsonrpc/types.js";
+import { HttpClientTransport } from "../src/transports/http/client/index.js";
+
+const MODERN = "2026-07-28";
+
+interface Scenario {
+  name: string;
+  version: string;
+  context: JsonObject;
+  url: string;
+}
+
+function readScenario(): Scenario {
+  const url = process.argv.at(-1);
+  if (!url || !/^https?:\/\//.test(url)) {
+    throw new Error("usage: everything-client <server-url> (the URL comes last)");
+  }
+  const rawContext = process.env.MCP_CONFORMANCE_CONTEXT;
+  return {
+    name: process.env.MCP_CONFORMANCE_SCENARIO ?? "initialize",
+    version: process.env.MCP_CONFORMANCE_PROTOCOL_VERSION ?? MODERN,
+    context: rawContext ? (JSON.parse(rawContext) as JsonObject) : {},
+    url,
+  };
+}
+
+/** Accepts every elicitation with no fields of its own: McpClient fills in schema defaults. */
+const handlers: McpClientOptions["handlers"] = {
+  elicitation: () => ({ action: "accept", content: {} }),
+  sampling: () => ({
+    role: "assistant",
+    content: { type: "text", text: "This is a response from the conformance client." },
+    model: "mcpwire-everything-client",
+    stopReason: "endTurn",
+  }),
+  roots: () => [{ uri: "file:///tmp/mcpwire", name: "mcpwire" }],
+};
+
+async function connect(scenario: Scenario): Promise<McpClient> {
+  const modern = scenario.version === MODERN;
+  const client = new McpClient({
+    clientInfo: { name: "mcpwire-everything-client", version: "1.0.0" },
+    era: modern ? "modern" : "legacy",
+    ...(modern
+      ? { protocolVersion: scenario.version }
+      : { legacyProtocolVersion: scenario.version }),
+    handlers,
+    requestTimeoutMs: 20_000,
+    onProtocolError: (error) => process.stderr.write(`protocol: ${error.message}\n`),
+  });
+  await client.connect(
+    () =>
+      new HttpClientTransport(scenario.url, {
+        onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+      }),
+  );
+  return client;
+}
+
+/** Calls each tool the context names, with its arguments (http-custom-headers). */
+async function callFromContext(client: McpClient, context: JsonObject): Promise<void> {
+  const calls = (context.toolCalls as { name: string; arguments?: JsonObject }[] | undefined) ?? [];
+  for (const call of calls) await client.callTool(call.name, call.arguments ?? {});
+}
+
+async function run(scenario: Scenario): Promise<void> {
+  const client = await connect(scenario);
+  try {
+    switch (scenario.name) {
+      case "tools_call": {
+        await client.listAllTools();
+        await client.callTool("add_numbers", { a: 5, b: 3 });
+        break;
+      }
+      case "elicitation-sep1034-client-defaults": {
+        await client.listAllTools();
+        await client.callTool("test_client_elicitation_defaults", {});
+        break;
+      }
+      case "sse-retry": {
+        await client.listAllTools();
+        await client.callTool("test_reconnection", {});
+        break;
+      }
+      case "sep-2322-client-request-state": {
+        for (const name of [
+          "test_mrtr_echo_state",
+          "test_mrtr_no_state",
+          "test_mrtr_unrelated",
+          "test_mrtr_no_result_type",
+        ]) {
+          await client.callTool(name, {});
+        }
+        break;
+      }
+      case "http-standard-headers": {
+        const tools = await client.listAllTools();
+        if (tools[0]) await client.callTool(tools[0].name, {});
+        const resources = await client.listAllResources();
+        if (resources[0]) await client.readResource(resources[0].uri);
+        const prompts = await client.listAllPrompts();
+        if (prompts[0]) await client.getPrompt(prompts[0].name, {});
+        break;
+      }
+      case "http-custom-headers": {
+        await client.listAllTools();
+        await callFromContext(client, scenario.context);
+        break;
+      }
+      case "http-invalid-tool-headers": {
+        // The transport drops tools with invalid x-mcp-header annotations from the list.
+        const tools = await client.listAllTools();
+        if (tools.some((tool) => tool.name === "valid_tool")) {
+          await client.callTool("valid_tool", { region: "us-west1" });
+        }
+        break;
+      }
+      case "json-schema-2020-12-preservation": {
+        const tools = await client.listAllTools();
+        const focal = tools.find((tool) => tool.name === "json_schema_2020_12_tool");
+        if (!focal) throw new Error("json_schema_2020_12_tool not listed");
+        await client.callTool("json_schema_echo", { schema: focal.inputSchema as JsonObject });
+        break;
+      }
+      default: {
+        // initialize, request-metadata, json-schema-ref-no-deref and the rest: connect (done
+        // above), list the tools and leave.
+        await client.listAllTools();
+      }
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+try {
+  await run(readScenario());
+} catch (error) {
+  process.stderr.write(
+    `everything-client: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
+  process.exitCode = 1;
+}

@@ -1,0 +1,158 @@
+/**
+ * One logical SSE stream of a legacy session (a POST's reply stream, or the standalone GET
+ * stream). Every event gets an id `<streamId>:<seq>` and goes to the event store before the
+ * live connection, so the stream outlives its HTTP connections: a client that lost one (or that
+ * the server disconnected on purpose, for polling) resumes with `Last-Event-ID` and gets exactly
+ * the events after its cursor, then the live rest.
+ */
+import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import { formatPrimingEvent, SseStream } from "../sse.js";
+import type { EventStore, StoredEvent } from "./event-store.js";
+
+export interface ResumableStreamOptions {
+  sessionId: string;
+  streamId: string;
+  store: EventStore;
+  keepAliveMs: number;
+  /** The `retry` field of the priming event (ms). */
+  retryMs: number;
+  /** Whether to send the priming event (clients before 2025-11-25 choke on empty data). */
+  priming: boolean;
+  /** Called when the stream has ended and no connection is attached any more. */
+  onFinished?(): void;
+}
+
+export class ResumableStream {
+  readonly id: string;
+  private readonly options: ResumableStreamOptions;
+  private seq = 0;
+  private connection: SseStream | undefined;
+  /** Set while a resumed connection replays; live writes wait here meanwhile. */
+  private pending: StoredEvent[] | undefined;
+  private ended = false;
+  private reportedFinished = false;
+  private written: Promise<void> = Promise.resolve();
+
+  constructor(options: ResumableStreamOptions) {
+    this.id = options.streamId;
+    this.options = options;
+  }
+
+  /** True while an HTTP connection carries this stream. */
+  get connected(): boolean {
+    return this.connection !== undefined;
+  }
+
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  /** The first connection: a priming event (id and retry, empty data) opens it. */
+  open(headers: Headers): Response {
+    const connection = this.attach();
+    if (this.options.priming) {
+      void connection.writeText(formatPrimingEvent(`${this.id}:0`, this.options.retryMs));
+    }
+    return this.responseFor(connection, headers);
+  }
+
+  /**
+   * A later connection resuming after `afterSeq`: replays what the store has, then goes live
+   * (or ends, when the stream already has). The caller checked that nothing else is connected.
+   */
+  async resume(afterSeq: number, headers: Headers): Promise<Response> {
+    const connection = this.attach();
+    const pending: StoredEvent[] = [];
+    this.pending = pending;
+    const response = this.responseFor(connection, headers);
+    try {
+      // Writes already handed to the store must be in it before we ask.
+      await this.written;
+      const stored =
+        (await this.options.store.eventsAfter(this.options.sessionId, this.id, afterSeq)) ?? [];
+      let last = afterSeq;
+      for (const event of stored) {
+        void connection.write(event.message, event.id);
+        last = Math.max(last, event.seq);
+      }
+      for (const event of pending) {
+        if (event.seq > last) void connection.write(event.message, event.id);
+      }
+    } finally {
+      if (this.pending === pending) this.pending = undefined;
+    }
+    if (this.ended) this.closeConnection();
+    return response;
+  }
+
+  /** Stores one message and sends it on the live connection, if any. */
+  write(message: JsonRpcMessage): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    const seq = ++this.seq;
+    const event: StoredEvent = { id: `${this.id}:${seq}`, seq, message };
+    const stored = this.options.store.append(this.options.sessionId, this.id, event);
+    // Chained, so that awaiting it means every earlier append has landed too.
+    this.written = this.written.then(() => stored).catch(() => {});
+    if (this.pending) {
+      this.pending.push(event);
+      return Promise.resolve();
+    }
+    return this.connection?.write(message, event.id) ?? Promise.resolve();
+  }
+
+  /** The stream is complete (its reply was written): the live connection ends after it. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (!this.pending) this.closeConnection();
+    this.reportIfFinished();
+  }
+
+  /**
+   * Server-initiated disconnect: closes the HTTP connection but not the stream, so the client
+   * polls (reconnects after `retry`) and resumes.
+   */
+  disconnect(): void {
+    this.closeConnection();
+  }
+
+  private attach(): SseStream {
+    this.closeConnection();
+    const connection = new SseStream({
+      keepAliveMs: this.options.keepAliveMs,
+      // A client going away is no cancellation on legacy HTTP; the stream waits for a resume.
+      onCancel: () => this.detach(connection),
+    });
+    this.connection = connection;
+    return connection;
+  }
+
+  private detach(connection: SseStream): void {
+    if (this.connection !== connection) return;
+    this.connection = undefined;
+    this.reportIfFinished();
+  }
+
+  private reportIfFinished(): void {
+    if (!this.ended || this.connection || this.reportedFinished) return;
+    this.reportedFinished = true;
+    this.options.onFinished?.();
+  }
+
+  private closeConnection(): void {
+    const connection = this.connection;
+    if (!connection) return;
+    this.connection = undefined;
+    connection.end();
+    this.reportIfFinished();
+  }
+
+  /** `base`: the headers of this HTTP response (CORS, Mcp-Session-Id). */
+  private responseFor(connection: SseStream, base: Headers): Response {
+    const headers = new Headers(base);
+    headers.set("Content-Type", "text/event-stream");
+    headers.set("Cache-Control", "no-cache, no-transform");
+    headers.set("X-Accel-Buffering", "no");
+    return new Response(connection.body, { status: 200, headers });
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * The Transport of one legacy Streamable HTTP session, connected to the McpServer like any other
+ * channel (so `initialize` makes it a legacy connection with its own state). Client ids are kept
+ * as they are: one session has one client. What the server sends is routed by the revision's
+ * rules: a reply and everything related to a request (progress, logs, server requests) on that
+ * POST's stream; everything else on the standalone GET stream.
+ */
+import { LocalError } from "../../../jsonrpc/errors.js";
+import type {
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcResponse,
+} from "../../../jsonrpc/types.js";
+import type {
+  CloseInfo,
+  MessageContext,
+  SendOptions,
+  Transport,
+  TransportReceiver,
+} from "../../transport.js";
+import { jsonResponse, statusForError } from "../exchange.js";
+import type { ResumableStream } from "./resumable-stream.js";
+
+export type LegacyResponseMode = "auto" | "json" | "sse";
+
+/** What a POST reply needs from its session. */
+export interface ReplyHost {
+  /** A new logical stream of the session (registered for resumption). */
+  newStream(): ResumableStream;
+}
+
+export interface PostReplyOptions {
+  mode: LegacyResponseMode;
+  /** Close the connection right after the priming event: the client polls and resumes. */
+  disconnectAfterPriming: boolean;
+  baseHeaders: Headers;
+}
+
+/**
+ * One POSTed request's HTTP answer: JSON when the reply comes first, else an SSE stream that
+ * opens with the first related message (or at once, by policy).
+ */
+export class PostReply {
+  readonly response: Promise<Response>;
+  readonly method: string;
+  private readonly host: ReplyHost;
+  private readonly options: PostReplyOptions;
+  private stream: ResumableStream | undefined;
+  private resolve!: (response: Response) => void;
+  private answered = false;
+  private done = false;
+
+  constructor(method: string, host: ReplyHost, options: PostReplyOptions) {
+    this.method = method;
+    this.host = host;
+    this.options = options;
+    this.response = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+    if (options.mode === "sse" || options.disconnectAfterPriming) this.openStream();
+  }
+
+  get finished(): boolean {
+    return this.done;
+  }
+
+  /** A notification or server request related to this POST. */
+  write(message: JsonRpcMessage): Promise<void> {
+    if (this.done) return Promise.resolve();
+    const isRequest = "method" in message && "id" in message;
+    if (!this.stream) {
+      if (this.options.mode === "json" && !isRequest) return Promise.resolve();
+      this.openStream();
+    }
+    return this.stream!.write(message);
+  }
+
+  reply(message: JsonRpcResponse): Promise<void> {
+    if (this.done) return Promise.resolve();
+    this.done = true;
+    if (this.stream) {
+      const written = this.stream.write(message);
+      this.stream.end();
+      return written;
+    }
+    const status = "error" in message ? statusForError(message.error.code) : 200;
+    this.answer(jsonResponse(message, status, this.options.baseHeaders));
+    return Promise.resolve();
+  }
+
+  /**
+   * The client cancelled the request: the server sends no reply, so the HTTP answer is a
+   * stream that ends without one.
+   */
+  cancelled(): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.stream) this.openStream();
+    this.stream?.end();
+  }
+
+  /** The session is going away with this request unanswered. */
+  abandon(status: number): void {
+    if (this.done) return;
+    this.done = true;
+    if (this.stream) this.stream.end();
+    else this.answer(new Response(null, { status, headers: this.options.baseHeaders }));
+  }
+
+  private openStream(): void {
+    const stream = this.host.newStream();
+    this.stream = stream;
+    this.answer(stream.open(this.options.baseHeaders));
+    if (this.options.disconnectAfterPriming) stream.disconnect();
+  }
+
+  private answer(response: Response): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.resolve(response);
+  }
+}
+
+export interface SessionTransportHost {
+  /** The standalone GET stream, when the client opened one. */
+  standalone(): ResumableStream | undefined;
+  /** The reply to `initialize` passed through (to learn the negotiated version). */
+  initialized?(result: JsonRpcResponse): void;
+}
+
+export class LegacySessionTransport implements Transport {
+  readonly closed: Promise<CloseInfo>;
+  private readonly host: SessionTransportHost;
+  private receiver: TransportReceiver | undefined;
+  private readonly replies = new Map<JsonRpcId, PostReply>();
+  private isClosed = false;
+  private resolveClosed!: (info: CloseInfo) => void;
+
+  constructor(host: SessionTransportHost) {
+    this.host = host;
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** Requests of this session still being handled. */
+  get inFlight(): number {
+    return this.replies.size;
+  }
+
+  start(receiver: TransportReceiver): void {
+    if (this.receiver) throw new Error("transport already started");
+    this.receiver = receiver;
+  }
+
+  /** Whether a request with this id is still being answered (ids must be unique in flight). */
+  has(id: JsonRpcId): boolean {
+    return this.replies.has(id);
+  }
+
+  deliverRequest(request: JsonRpcRequest, reply: PostReply, context: MessageContext): void {
+    if (this.isClosed || !this.receiver) {
+      reply.abandon(404);
+      return;
+    }
+    this.replies.set(request.id, reply);
+    this.receiver.message(request, context);
+  }
+
+  /** A client notification, or a client's answer to a server request. */
+  deliver(message: JsonRpcMessage, context: MessageContext): void {
+    if (this.isClosed || !this.receiver) return;
+    this.receiver.message(message, context);
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const requestId = message.params?.requestId;
+      const reply =
+        typeof requestId === "string" || typeof requestId === "number"
+          ? this.replies.get(requestId)
+          : undefined;
+      if (reply) {
+        this.replies.delete(requestId as JsonRpcId);
+        reply.cancelled();
+      }
+    }
+  }
+
+  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (this.isClosed) return Promise.reject(new LocalError("closed", "session closed"));
+    if (!("method" in message)) {
+      const reply = message.id === null ? undefined : this.replies.get(message.id);
+      if (!reply) return Promise.resolve();
+      this.replies.delete(message.id!);
+      if (reply.method === "initialize") this.host.initialized?.(message);
+      return reply.reply(message);
+    }
+    const related = options?.relatedRequestId;
+    const reply = related === undefined ? undefined : this.replies.get(related);
+    if (reply) return reply.write(message);
+    const standalone = this.host.standalone();
+    if (standalone) return standalone.write(message);
+    if ("id" in message) {
+      return Promise.reject(
+        new LocalError(
+          "transport",
+          "no SSE stream to carry this server request (the client has no GET stream open)",
+        ),
+      );
+    }
+    // An unrelated notification with no GET stream: the revision has nowhere to put it.
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return this.closed.then(() => {});
+    this.isClosed = true;
+    for (const reply of this.replies.values()) reply.abandon(404);
+    this.replies.clear();
+    const info: CloseInfo = {};
+    this.resolveClosed(info);
+    this.receiver?.closed?.(info);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The deprecated HTTP+SSE transport (2024-11-05), for old clients: GET on the SSE path opens a
+ * stream whose first event, `endpoint`, names the URL to POST messages to (it carries the
+ * session id); every POST is answered 202 and whatever the server sends travels on the stream.
+ * The session lives as long as the stream.
+ */
+import { randomUUID } from "node:crypto";
+import { LocalError } from "../../../jsonrpc/errors.js";
+import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import type { McpServer } from "../../../server/mcp-server.js";
+import type { CloseInfo, MessageContext, Transport, TransportReceiver } from "../../transport.js";
+import { jsonResponse } from "../exchange.js";
+import { SseStream } from "../sse.js";
+
+export interface LegacySseOptions {
+  /** Where old clients open their stream. Default "/sse". */
+  ssePath?: string;
+  /** Where they POST (the `endpoint` event adds `?sessionId=…`). Default "/messages". */
+  messagesPath?: string;
+}
+
+/** One HTTP+SSE session: everything the server sends goes down the stream. */
+class SseSessionTransport implements Transport {
+  readonly closed: Promise<CloseInfo>;
+  readonly stream: SseStream;
+  private receiver: TransportReceiver | undefined;
+  private isClosed = false;
+  private resolveClosed!: (info: CloseInfo) => void;
+
+  constructor(keepAliveMs: number, onGone: () => void) {
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+    this.stream = new SseStream({ keepAliveMs, onCancel: onGone });
+  }
+
+  start(receiver: TransportReceiver): void {
+    if (this.receiver) throw new Error("transport already started");
+    this.receiver = receiver;
+  }
+
+  deliver(message: JsonRpcMessage, context: MessageContext): void {
+    if (!this.isClosed) this.receiver?.message(message, context);
+  }
+
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.isClosed) return Promise.reject(new LocalError("closed", "SSE session closed"));
+    return this.stream.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    this.stream.end();
+    const info: CloseInfo = {};
+    this.resolveClosed(info);
+    this.receiver?.closed?.(info);
+  }
+}
+
+interface FallbackSession {
+  transport: SseSessionTransport;
+  principal: unknown;
+  close(): Promise<void>;
+}
+
+export class SseFallback {
+  readonly ssePath: string;
+  readonly messagesPath: string;
+  private readonly server: McpServer;
+  private readonly keepAliveMs: number;
+  private readonly sessions = new Map<string, FallbackSession>();
+
+  constructor(server: McpServer, options: LegacySseOptions, keepAliveMs: number) {
+    this.server = server;
+    this.ssePath = options.ssePath ?? "/sse";
+    this.messagesPath = options.messagesPath ?? "/messages";
+    this.keepAliveMs = keepAliveMs;
+  }
+
+  /** GET on the SSE path: a new session and its stream, opened by the `endpoint` event. */
+  open(base: Headers, principal: unknown): Response {
+    const id = randomUUID();
+    const transport = new SseSessionTransport(this.keepAliveMs, () => void session.close());
+    const connection = this.server.connect(transport);
+    let closing: Promise<void> | undefined;
+    const session: FallbackSession = {
+      transport,
+      principal,
+      close: () => {
+        closing ??= (async () => {
+          this.sessions.delete(id);
+          await connection.session.close();
+        })();
+        return closing;
+      },
+    };
+    this.sessions.set(id, session);
+    const endpoint = `${this.messagesPath}?sessionId=${encodeURIComponent(id)}`;
+    void transport.stream.writeText(`event: endpoint\ndata: ${endpoint}\n\n`);
+    const headers = new Headers(base);
+    headers.set("Content-Type", "text/event-stream");
+    headers.set("Cache-Control", "no-cache, no-transform");
+    headers.set("X-Accel-Buffering", "no");
+    return new Response(transport.stream.body, { status: 200, headers });
+  }
+
+  /** A POSTed message of a session: 202, the answers go down its stream. */
+  post(url: URL, message: JsonRpcMessage, context: MessageContext, base: Headers): Response {
+    const id = url.searchParams.get("sessionId");
+    const session = id === null ? undefined : this.sessions.get(id);
+    if (!session || JSON.stringify(session.principal) !== JSON.stringify(context.principal)) {
+      const error = { code: -32600, message: "Session not found" };
+      return jsonResponse({ jsonrpc: "2.0", id: null, error }, 404, base);
+    }
+    session.transport.deliver(message, context);
+    return new Response("Accepted", { status: 202, headers: base });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((session) => session.close()));
+  }
+}
