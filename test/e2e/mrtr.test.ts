@@ -4,76 +4,9 @@ import { McpClient } from "../../src/client/index.js";
 import type { ClientHandlers } from "../../src/client/types.js";
 import { MissingRequiredClientCapabilityError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/index.js";
+import { StdioClientTransport } from "../../src/transports/stdio/client.js";
+import { inputServer } from "../fixtures/mrtr-features.js";
 import { type Connector, memoryConnector, tcpConnector } from "../helpers/connectors.js";
-
-/** One server whose handlers ask for input without knowing the era. */
-function inputServer(): McpServer {
-  const server = new McpServer({ serverInfo: { name: "ask", version: "1" }, onError: () => {} });
-  server.tool({ name: "signup" }, async (_args, context) => {
-    const answer = await context.elicit({
-      mode: "form",
-      message: "Sign up",
-      requestedSchema: {
-        type: "object",
-        properties: { name: { type: "string" }, plan: { type: "string", default: "free" } },
-      },
-    });
-    if (answer.action !== "accept") return `not signed up (${answer.action})`;
-    const content = answer.content as JsonObject;
-    return `${content.name} on ${content.plan}`;
-  });
-  server.tool({ name: "survey" }, async (_args, context) => {
-    const answers = await context.input({
-      name: {
-        method: "elicitation/create",
-        params: { message: "Name?", requestedSchema: { type: "object", properties: {} } },
-      },
-      poem: {
-        method: "sampling/createMessage",
-        params: {
-          messages: [{ role: "user", content: { type: "text", text: "poem" } }],
-          maxTokens: 9,
-        },
-      },
-      roots: { method: "roots/list" },
-    });
-    const name = (answers.name?.content as JsonObject | undefined)?.name;
-    const poem = (answers.poem?.content as JsonObject | undefined)?.text;
-    const roots = (answers.roots?.roots as JsonObject[] | undefined)?.length;
-    return `${name}|${poem}|${roots}`;
-  });
-  server.tool({ name: "steps" }, async (_args, context) => {
-    const first = await context.sample({
-      messages: [{ role: "user", content: { type: "text", text: "step 1" } }],
-      maxTokens: 9,
-    });
-    const second = await context.sample({
-      messages: [
-        {
-          role: "user",
-          content: { type: "text", text: `after ${(first.content as JsonObject).text}` },
-        },
-      ],
-      maxTokens: 9,
-    });
-    const roots = await context.listRoots();
-    return `${(second.content as JsonObject).text} with ${(roots.roots as unknown[]).length} root(s)`;
-  });
-  server.prompt({ name: "letter" }, async (_args, context) => {
-    const answer = await context.elicit({
-      message: "To?",
-      requestedSchema: { type: "object", properties: {} },
-    });
-    const to = (answer.content as JsonObject).name;
-    return { messages: [{ role: "user", content: { type: "text", text: `Dear ${to}` } }] };
-  });
-  server.resource({ uri: "mem://vault", name: "vault" }, async (uri, context) => {
-    const roots = await context.listRoots();
-    return [{ uri, text: `vault for ${(roots.roots as JsonObject[])[0]!.uri}` }];
-  });
-  return server;
-}
 
 const handlers: Required<ClientHandlers> = {
   elicitation: () => ({ action: "accept", content: { name: "Ada" } }),
@@ -85,7 +18,17 @@ const handlers: Required<ClientHandlers> = {
   roots: () => [{ uri: "file:///home/ada", name: "home" }],
 };
 
-const transports: Record<string, Connector> = { memory: memoryConnector, tcp: tcpConnector };
+const stdioFixture = new URL("../fixtures/mrtr-stdio-server.js", import.meta.url).pathname;
+
+const transports: Record<string, Connector> = {
+  memory: memoryConnector,
+  tcp: tcpConnector,
+  // The same handlers in a child process (the in-process server goes unused).
+  stdio: async () => ({
+    transport: new StdioClientTransport({ command: process.execPath, args: [stdioFixture] }),
+    cleanup: async () => {},
+  }),
+};
 
 function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
