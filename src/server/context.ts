@@ -67,12 +67,32 @@ export interface InputOptions {
 
 export type { InputRequest } from "./mrtr/round.js";
 
-/** The client capability each server-to-client request needs. */
-const CAPABILITY_FOR: Record<InputRequest["method"], string> = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
+/**
+ * The client capabilities a server-to-client request needs and the client did not declare, in
+ * the shape of -32021's data.requiredCapabilities; undefined when it may be sent. Elicitation
+ * has two modes: `{}` declares form only, `{ url: {} }` (alone) URL only.
+ */
+function missingCapability(
+  request: InputRequest,
+  declared: ClientCapabilities,
+): Record<string, JsonObject> | undefined {
+  switch (request.method) {
+    case "sampling/createMessage":
+      return declared.sampling === undefined ? { sampling: {} } : undefined;
+    case "roots/list":
+      return declared.roots === undefined ? { roots: {} } : undefined;
+    case "elicitation/create": {
+      const elicitation = declared.elicitation as JsonObject | undefined;
+      const urlMode = request.params?.mode === "url";
+      if (elicitation === undefined) return { elicitation: urlMode ? { url: {} } : {} };
+      if (urlMode) return elicitation.url === undefined ? { elicitation: { url: {} } } : undefined;
+      const formDeclared = Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
+      return formDeclared ? undefined : { elicitation: { form: {} } };
+    }
+    default:
+      throw new InternalError(`Cannot ask the client for ${String(request.method)}`);
+  }
+}
 
 export type ClientRequestMethod = InputRequest["method"];
 
@@ -119,11 +139,8 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     const possible: Record<string, InputRequest> = {};
     const lacking: Record<string, JsonObject> = {};
     for (const [key, request] of Object.entries(requests)) {
-      const capability = CAPABILITY_FOR[request.method];
-      if (capability === undefined) {
-        throw new InternalError(`Cannot ask the client for ${String(request.method)}`);
-      }
-      if (inputs.clientCapabilities[capability] === undefined) lacking[capability] = {};
+      const missing = missingCapability(request, inputs.clientCapabilities);
+      if (missing) Object.assign(lacking, missing);
       else possible[key] = request;
     }
     if (Object.keys(possible).length === 0) {
@@ -151,9 +168,10 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     params: JsonObject | undefined,
     options: InputOptions | undefined,
   ): Promise<JsonObject> => {
-    requireClientCapabilities({ [CAPABILITY_FOR[method]]: {} });
-    const key = options?.key ?? inputs.inputRound?.nextKey() ?? "input";
     const request: InputRequest = params === undefined ? { method } : { method, params };
+    const missing = missingCapability(request, inputs.clientCapabilities);
+    if (missing) throw new MissingRequiredClientCapabilityError(missing);
+    const key = options?.key ?? inputs.inputRound?.nextKey() ?? "input";
     const answers = await input({ [key]: request });
     return answers[key]!;
   };

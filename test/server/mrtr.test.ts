@@ -423,6 +423,33 @@ describe("MRTR on the server, modern era", () => {
     await client.close();
   });
 
+  it("asks for URL-mode elicitation only from clients that declared elicitation.url", async () => {
+    const server = mrtrServer();
+    server.tool({ name: "link" }, async (_args, context) => {
+      const answer = await context.elicit({
+        mode: "url",
+        message: "Connect your account",
+        url: "https://example.com/connect",
+        elicitationId: "link-1",
+      });
+      return String(answer.action);
+    });
+    const client = connect(server);
+    await assert.rejects(call(client, "link", {}, ALL_CAPS), {
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
+    const urlOnly = { ...ALL_CAPS, elicitation: { url: {} } };
+    const asked = await call(client, "link", {}, urlOnly);
+    assert.equal(asked.resultType, "input_required");
+    // A client that declared URL mode only is never sent a form.
+    await assert.rejects(call(client, "greet", {}, urlOnly), {
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
+    await client.close();
+  });
+
   it("never answers input_required on other methods", async () => {
     const client = connect(mrtrServer());
     for (const method of ["tools/list", "prompts/list", "resources/list", "server/discover"]) {
