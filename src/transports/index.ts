@@ -1,3 +1,4 @@
+export * from "./http/index.js";
 export * from "./memory.js";
 export * from "./ndjson.js";
 export * from "./socket/index.js";

@@ -1,3 +1,4 @@
+export * from "./client/index.js";
 export type { ResponseMode } from "./exchange.js";
 export {
   type AnnotationScan,

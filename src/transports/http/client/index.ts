@@ -4,4 +4,4 @@ export {
   type HttpClientTransportOptions,
 } from "./client-transport.js";
 export { CachedLegacyError, type HttpFlavour, HttpStatusError, sharedFlavourCache } from "./era.js";
-export { checkToolHeaders, encodeHeaderValue, standardHeaders } from "./mcp-headers-out.js";
+export { checkToolHeaders, standardHeaders } from "./mcp-headers-out.js";

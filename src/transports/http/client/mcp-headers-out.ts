@@ -8,8 +8,6 @@ import type { JsonRpcRequest } from "../../../jsonrpc/types.js";
 import { scanHeaderAnnotations } from "../header-annotations.js";
 import { encodeHeaderValue, HEADER, NAME_SOURCE } from "../headers.js";
 
-export { encodeHeaderValue };
-
 /** `Mcp-Method` and, where the method has one, `Mcp-Name`. */
 export function standardHeaders(request: JsonRpcRequest): Record<string, string> {
   const headers: Record<string, string> = { [HEADER.method]: request.method };
