@@ -77,12 +77,24 @@ async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> 
   return { child, url };
 }
 
-/** Stops the HTTP server the way an operator would, and returns its exit code. */
+/**
+ * Stops the HTTP server the way an operator would and returns its exit code. A server that
+ * ignores SIGTERM is killed, so the failure is reported instead of hanging the test file.
+ */
 async function stopHttpServer(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   child.kill("SIGTERM");
-  return exited;
+  let timer: NodeJS.Timeout | undefined;
+  const tooSlow = new Promise<"too slow">((resolve) => {
+    timer = setTimeout(() => resolve("too slow"), 10_000);
+  });
+  const outcome = await Promise.race([exited, tooSlow]);
+  clearTimeout(timer);
+  if (outcome !== "too slow") return outcome;
+  child.kill("SIGKILL");
+  await exited;
+  throw new Error("the HTTP server did not exit within 10 s of SIGTERM");
 }
 
 /**
@@ -331,7 +343,7 @@ describe("official client SDK against examples/everything-server", () => {
             // DELETE ends the legacy session; the server must accept it.
             await (peer.transport as StreamableHTTPClientTransport).terminateSession();
           }
-          assert.deepEqual(peer.unexpectedErrors(), []);
+          assert.deepEqual(peer.unexpectedErrors(), [], `server stderr: ${peer.stderr()}`);
         } finally {
           await peer.close();
         }
