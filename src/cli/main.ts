@@ -1,28 +1,76 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { runCall } from "./call.js";
+import { runDiscover } from "./discover.js";
+import { CliError, EXIT_FAILURE } from "./errors.js";
+import { runGateway } from "./gateway.js";
+import { runPrompt } from "./prompt.js";
+import { runRaw } from "./raw.js";
+import { runRead } from "./read.js";
+import { explain } from "./session.js";
 
 /**
- * The `mcpwire` command. The verbs (discover, call, shell, gateway, tap) arrive with the CLI
- * issue; until then it reports its version and what it is.
+ * The `mcpwire` command: one verb per file in this folder. Every failure ends as one line on
+ * stderr (`mcpwire: …`) and a non-zero exit code (see errors.ts); `--verbose` adds the wire.
  */
 const USAGE = `mcpwire — Model Context Protocol over stdio, sockets and Streamable HTTP
 
 Usage:
-  mcpwire --version   print the version
-  mcpwire --help      print this help
+  mcpwire discover <target>                      era, versions, capabilities, tools, resources, prompts
+  mcpwire call <target> <tool> [json-args]       call a tool (exit 1 when the result is an error)
+  mcpwire read <target> <uri>                    read a resource
+  mcpwire prompt <target> <name> [json-args]     get a prompt
+  mcpwire raw <target> <method> [json-params]    send any request, print the JSON result
+  mcpwire gateway --listen <host:port> -- <command…>   serve a stdio server over Streamable HTTP
+  mcpwire --version | --help
+
+Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
+         or -- <command> [args…] at the very end (a stdio server the command starts).
+Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable), --timeout <ms>,
+         --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
+Exit codes: 0 ok, 1 failure (or a tool result with isError), 2 usage, 130 interrupted.
+See mcpwire <verb> --help.
 `;
+
+const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
+  discover: runDiscover,
+  call: runCall,
+  read: runRead,
+  prompt: runPrompt,
+  raw: runRaw,
+  gateway: runGateway,
+};
 
 function version(): string {
   const packageJson = new URL("../../../package.json", import.meta.url);
   return (JSON.parse(readFileSync(packageJson, "utf8")) as { version: string }).version;
 }
 
-const [first] = process.argv.slice(2);
-if (first === "--version" || first === "-V") {
-  process.stdout.write(`${version()}\n`);
-} else if (first === undefined || first === "--help" || first === "-h") {
-  process.stdout.write(USAGE);
-} else {
-  process.stderr.write(`mcpwire: unknown command ${JSON.stringify(first)} (see mcpwire --help)\n`);
-  process.exitCode = 2;
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === "--version" || first === "-V") {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const verb = VERBS[first];
+  if (!verb) throw new CliError(`unknown command ${JSON.stringify(first)} (see mcpwire --help)`, 2);
+  return verb(rest);
+}
+
+// Only our own options count: a --verbose after `--` belongs to the server's command line.
+const separator = process.argv.indexOf("--");
+const ownArgs = process.argv.slice(2, separator === -1 ? undefined : separator);
+const verbose = ownArgs.includes("--verbose");
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  const failure = explain(error);
+  const [line, ...more] = failure.message.split("\n");
+  process.stderr.write(`mcpwire: ${line}\n`);
+  if (verbose && more.length > 0) process.stderr.write(`${more.join("\n")}\n`);
+  process.exitCode = failure instanceof CliError ? failure.exitCode : EXIT_FAILURE;
 }

@@ -1,0 +1,25 @@
+import type { JsonObject } from "../jsonrpc/types.js";
+import { parseJsonObject } from "./args.js";
+import { EXIT_FAILURE, EXIT_OK } from "./errors.js";
+import { printJson, printText, renderCallResult } from "./output.js";
+import { expectArgs, requestOptions, runWithClient } from "./session.js";
+
+export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
+       mcpwire call <tool> [json-args] [options] -- <command> [args…]
+
+Calls a tool and prints its result; exits 1 when the result has isError.
+Example: mcpwire call echo '{"text":"hi"}' -- node dist/examples/stdio-server.js
+`;
+
+export function runCall(argv: readonly string[]): Promise<number> {
+  return runWithClient(argv, CALL_USAGE, {}, async (context) => {
+    expectArgs(context.args, 1, 2, "mcpwire call <target> <tool> [json-args]");
+    const [name, json] = context.args as [string, string | undefined];
+    const args = parseJsonObject(json, "tool arguments") as JsonObject | undefined;
+    const result = await context.client.callTool(name, args, requestOptions(context));
+    context.progress.done();
+    if (context.settings.json) printJson(result);
+    else printText(renderCallResult(result as unknown as JsonObject));
+    return result.isError === true ? EXIT_FAILURE : EXIT_OK;
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * Failures the command reports as one line on stderr. The exit code tells scripts what kind of
+ * failure it was: 2 for a mistake in the command line, 1 for anything that went wrong at run
+ * time (the server refused, a tool failed, a timeout), 130 for an interrupt.
+ */
+export class CliError extends Error {
+  override name = "CliError";
+  readonly exitCode: number;
+
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+/** The command line itself is wrong: exit code 2. */
+export class UsageError extends CliError {
+  override name = "UsageError";
+
+  constructor(message: string) {
+    super(message, 2);
+  }
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+/** 128 + SIGINT, what shells report for a command stopped with Ctrl-C. */
+export const EXIT_INTERRUPTED = 130;

@@ -1,0 +1,194 @@
+import { timingSafeEqual } from "node:crypto";
+import { McpClient } from "../client/mcp-client.js";
+import { serveHttp } from "../transports/http/node-adapter.js";
+import { isLoopbackHostname } from "../transports/http/security.js";
+import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
+import type { Transport } from "../transports/transport.js";
+import { parseArgs } from "./args.js";
+import { UsageError } from "./errors.js";
+import { GatewayServer } from "./gateway-server.js";
+import { logLine } from "./session.js";
+import { WireLogTransport } from "./wire-log.js";
+
+export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [options] -- <command> [args…]
+
+Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp), dual-era:
+modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
+client (requests are multiplexed on it); it is restarted after a crash, and stopped with its
+whole process tree when the gateway stops (Ctrl-C, SIGTERM). Prints "listening on <url>" on
+stderr once ready; port 0 picks a free port.
+
+Options:
+  --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise
+  --path <path>            the endpoint path (default /mcp)
+  --token <secret>         require "Authorization: Bearer <secret>" (or set MCPWIRE_GATEWAY_TOKEN)
+  --cors                   answer browser preflights (CORS) for the allowed origins
+  --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
+  --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
+  --era modern|legacy|auto the era to speak to the child (default auto)
+  --timeout <ms>           per-request timeout towards the child
+  --verbose                the child's wire and stderr on stderr
+`;
+
+export async function runGateway(argv: readonly string[]): Promise<number> {
+  const parsed = parseArgs(argv, {
+    listen: "value",
+    path: "value",
+    token: "value",
+    cors: "flag",
+    "allowed-host": "list",
+    "allowed-origin": "list",
+    era: "value",
+    timeout: "value",
+    verbose: "flag",
+    help: "flag",
+  });
+  const { options } = parsed;
+  if (options.help === true) {
+    process.stdout.write(GATEWAY_USAGE);
+    return 0;
+  }
+  if (parsed.command === undefined) {
+    throw new UsageError(
+      "gateway needs the server's command after --: mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
+    );
+  }
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  }
+  const { host, port } = parseListen((options.listen as string | undefined) ?? "127.0.0.1:0");
+  const era = (options.era as string | undefined) ?? "auto";
+  if (era !== "auto" && era !== "modern" && era !== "legacy") {
+    throw new UsageError(`--era must be modern, legacy or auto, not ${JSON.stringify(era)}`);
+  }
+  const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new UsageError("--timeout must be a positive number of milliseconds");
+  }
+  const token = (options.token as string | undefined) ?? process.env.MCPWIRE_GATEWAY_TOKEN;
+  const verbose = options.verbose === true;
+  const [command, ...args] = parsed.command;
+
+  const supervised = new SupervisedStdioTransport({
+    command: command!,
+    args,
+    stderr: "pipe",
+    // The child's logs are the operator's logs: keep them, marked as the child's.
+    onStderr: (text) => process.stderr.write(prefixLines("[child] ", text)),
+  });
+  // Restarts are always worth a line; the messages themselves only with --verbose.
+  const transport: Transport = new WireLogTransport(
+    supervised,
+    (line) => {
+      logLine(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line);
+    },
+    { messages: verbose },
+  );
+  let server: GatewayServer | undefined;
+  const client = new McpClient({
+    clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
+    era,
+    requestTimeoutMs: timeoutMs,
+    cache: false,
+    handlers: {
+      elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
+      sampling: (params, context) => server!.childHandlers().sampling!(params, context),
+      roots: (context) => server!.childHandlers().roots!(context),
+    },
+    onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+    onNotification: (method) => {
+      // Forwarded so HTTP clients (listen streams, legacy sessions) learn of changed lists.
+      const kind = LIST_CHANGED[method];
+      if (kind) server?.subscriptionEvents.publish({ type: "listChanged", kind });
+    },
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await supervised.close();
+    throw error;
+  }
+  server = new GatewayServer(() => client, {
+    serverInfo: {
+      name: "mcpwire-gateway",
+      version: "0.1.0",
+      ...(client.serverInfo ? { title: `gateway to ${client.serverInfo.name}` } : {}),
+    },
+    instructions: client.instructions,
+    onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+  });
+  const served = await serveHttp(server, {
+    host,
+    port,
+    path: (options.path as string | undefined) ?? "/mcp",
+    cors: options.cors === true,
+    allowedHosts: options["allowed-host"] as string[] | undefined,
+    allowedOrigins: options["allowed-origin"] as string[] | undefined,
+    authenticate: token === undefined ? undefined : bearerCheck(token),
+  });
+  if (!isLoopbackHostname(host) && host !== "::1") {
+    logLine(
+      `mcpwire gateway: warning: listening on ${host}, beyond this machine${token ? "" : ", without --token"}`,
+    );
+  }
+  logLine(`child running (pid ${supervised.pid})`);
+  logLine(`listening on ${served.url}`);
+
+  // Runs until a signal or until the child cannot be kept running.
+  const reason = await new Promise<string>((resolve) => {
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    void supervised.closed.then((info) =>
+      resolve(info.error ? `child lost: ${info.error.message}` : "child closed"),
+    );
+  });
+  if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
+  await served.close();
+  // Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its whole process tree included.
+  await client.close();
+  await supervised.close();
+  return reason.startsWith("child lost") ? 1 : 0;
+}
+
+const LIST_CHANGED: Record<string, "tools" | "resources" | "prompts"> = {
+  "notifications/tools/list_changed": "tools",
+  "notifications/resources/list_changed": "resources",
+  "notifications/prompts/list_changed": "prompts",
+};
+
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) {
+    throw new UsageError(
+      `--listen must be host:port (e.g. 127.0.0.1:8080), got ${JSON.stringify(text)}`,
+    );
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
+
+/** Opt-in bearer auth: anything but the exact token gets 401, compared in constant time. */
+function bearerCheck(token: string): (request: Request) => unknown {
+  const expected = Buffer.from(token);
+  return (request) => {
+    const header = request.headers.get("authorization") ?? "";
+    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
+    if (given.length === expected.length && timingSafeEqual(given, expected))
+      return { gateway: true };
+    return new Response("Unauthorized", {
+      status: 401,
+      headers: {
+        "WWW-Authenticate": 'Bearer realm="mcpwire-gateway"',
+        "Content-Type": "text/plain",
+      },
+    });
+  };
+}
+
+function prefixLines(prefix: string, text: string): string {
+  return `${text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n")}\n`;
+}

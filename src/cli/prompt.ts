@@ -1,0 +1,35 @@
+import type { JsonObject } from "../jsonrpc/types.js";
+import { parseJsonObject } from "./args.js";
+import { EXIT_OK, UsageError } from "./errors.js";
+import { printJson, printText, renderPromptResult } from "./output.js";
+import { expectArgs, requestOptions, runWithClient } from "./session.js";
+
+export const PROMPT_USAGE = `Usage: mcpwire prompt <target> <name> [json-args] [options]
+       mcpwire prompt <name> [json-args] [options] -- <command> [args…]
+
+Gets a prompt and prints its messages. Prompt arguments are strings: '{"name":"Ada"}'.
+`;
+
+export function runPrompt(argv: readonly string[]): Promise<number> {
+  return runWithClient(argv, PROMPT_USAGE, {}, async (context) => {
+    expectArgs(context.args, 1, 2, "mcpwire prompt <target> <name> [json-args]");
+    const [name, json] = context.args as [string, string | undefined];
+    const args = parseJsonObject(json, "prompt arguments");
+    if (args) {
+      for (const [key, value] of Object.entries(args)) {
+        if (typeof value !== "string") {
+          throw new UsageError(`prompt argument ${JSON.stringify(key)} must be a string`);
+        }
+      }
+    }
+    const result = await context.client.getPrompt(
+      name,
+      args as Record<string, string> | undefined,
+      requestOptions(context),
+    );
+    context.progress.done();
+    if (context.settings.json) printJson(result);
+    else printText(renderPromptResult(result as unknown as JsonObject));
+    return EXIT_OK;
+  });
+}

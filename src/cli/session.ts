@@ -1,0 +1,157 @@
+import type { McpClient } from "../client/mcp-client.js";
+import { InputRequiredError } from "../client/results.js";
+import type { ClientHandlers } from "../client/types.js";
+import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import { type OptionKind, type ParsedArgs, parseArgs } from "./args.js";
+import { CliError, EXIT_INTERRUPTED, UsageError } from "./errors.js";
+import { ProgressReporter } from "./progress.js";
+import {
+  CONNECTION_OPTIONS,
+  type ConnectionSettings,
+  connectionSettings,
+  openClient,
+  splitTarget,
+  type Target,
+} from "./target.js";
+
+/** What a verb's body gets once its client is connected. */
+export interface VerbContext {
+  client: McpClient;
+  target: Target;
+  settings: ConnectionSettings;
+  /** The verb's own positional arguments (the target removed). */
+  args: string[];
+  options: ParsedArgs["options"];
+  /** Aborted by Ctrl-C: pass it to the request so the server is told to stop. */
+  signal: AbortSignal;
+  progress: ProgressReporter;
+}
+
+export function logLine(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/**
+ * Runs a verb that talks to one server: parses the common options and the target, connects,
+ * runs `body`, and closes the connection whatever happens. Ctrl-C aborts the request in flight
+ * (McpClient then tells the server: `notifications/cancelled`, or a closed HTTP stream) and the
+ * command exits with 130; a second Ctrl-C exits at once.
+ */
+export async function runWithClient(
+  argv: readonly string[],
+  usage: string,
+  extraOptions: Record<string, OptionKind>,
+  body: (context: VerbContext) => Promise<number>,
+): Promise<number> {
+  const parsed = parseArgs(argv, { ...CONNECTION_OPTIONS, ...extraOptions });
+  if (parsed.options.help === true) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  const settings = connectionSettings(parsed.options);
+  const { target, rest } = splitTarget(parsed);
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onInterrupt = (): void => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
+    controller.abort(new LocalError("aborted", "interrupted (Ctrl-C)"));
+  };
+  process.on("SIGINT", onInterrupt);
+  const progress = new ProgressReporter();
+  let client: McpClient | undefined;
+  try {
+    client = await openClient(target, settings, {
+      log: logLine,
+      handlers: nonInteractiveHandlers(),
+      signal: controller.signal,
+      onNotification: (method, params) => printNotification(method, params),
+    });
+    if (controller.signal.aborted) return EXIT_INTERRUPTED;
+    return await body({
+      client,
+      target,
+      settings,
+      args: rest,
+      options: parsed.options,
+      signal: controller.signal,
+      progress,
+    });
+  } catch (error) {
+    if (controller.signal.aborted) return EXIT_INTERRUPTED;
+    throw explain(error);
+  } finally {
+    progress.done();
+    await client?.close().catch(() => {});
+    process.off("SIGINT", onInterrupt);
+  }
+}
+
+/**
+ * Answers to the server's questions (elicitation, sampling, roots; multi round-trip on modern
+ * connections, server-to-client requests on legacy ones). They are declared so the server asks
+ * instead of failing on a missing capability, and each one fails with a line that says why:
+ * answering on a terminal is not built yet.
+ */
+function nonInteractiveHandlers(): ClientHandlers {
+  const refuse = (what: string, params?: JsonObject): never => {
+    const message =
+      typeof params?.message === "string" ? `: ${JSON.stringify(params.message)}` : "";
+    throw new CliError(
+      `the server asked for ${what}${message}, and mcpwire cannot answer it (not interactive)`,
+    );
+  };
+  return {
+    elicitation: (params) => refuse("user input (elicitation/create)", params),
+    sampling: () => refuse("a model completion (sampling/createMessage)"),
+    roots: () => refuse("the client's roots (roots/list)"),
+  };
+}
+
+/** Log messages and other notifications a request brings along, as plain lines on stderr. */
+function printNotification(method: string, params: JsonObject): void {
+  if (method === "notifications/message") {
+    const logger = typeof params.logger === "string" ? ` ${params.logger}` : "";
+    const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+    logLine(`[${String(params.level)}${logger}] ${data}`);
+  }
+}
+
+/** Turns what went wrong into the one line the user sees. */
+export function explain(error: unknown): Error {
+  if (error instanceof CliError) return error;
+  if (error instanceof InputRequiredError) {
+    const requests = isPlainObject(error.result.inputRequests) ? error.result.inputRequests : {};
+    const methods = Object.values(requests)
+      .map((request) => (isPlainObject(request) ? String(request.method) : "?"))
+      .join(", ");
+    return new CliError(
+      `${error.method}: the server asked for input (${methods || "unknown"}), which mcpwire ` +
+        "does not answer here (not interactive)",
+    );
+  }
+  if (error instanceof JsonRpcError) {
+    return new CliError(`server error ${error.code}: ${error.message}`);
+  }
+  if (error instanceof LocalError) return new CliError(error.message);
+  if (error instanceof Error) return new CliError(error.message);
+  return new CliError(String(error));
+}
+
+/** Checks a verb got between `min` and `max` arguments of its own. */
+export function expectArgs(args: string[], min: number, max: number, usage: string): void {
+  if (args.length < min || args.length > max) {
+    throw new UsageError(`wrong number of arguments; usage: ${usage}`);
+  }
+}
+
+/** Options for the one request a verb makes: Ctrl-C cancels it, progress is shown. */
+export function requestOptions(context: VerbContext) {
+  return {
+    signal: context.signal,
+    onProgress: context.progress.report,
+    // A server that reports progress is alive: let it run past --timeout while it does.
+    resetTimeoutOnProgress: true,
+  };
+}

@@ -1,0 +1,197 @@
+import { McpClient } from "../client/mcp-client.js";
+import type { ClientHandlers } from "../client/types.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import { HttpClientTransport } from "../transports/http/client/client-transport.js";
+import { connectSocket } from "../transports/socket/client.js";
+import { parseSocketTarget, type SocketTarget } from "../transports/socket/target.js";
+import { StdioClientTransport } from "../transports/stdio/client.js";
+import type { Transport } from "../transports/transport.js";
+import type { OptionKind, ParsedArgs } from "./args.js";
+import { CliError, UsageError } from "./errors.js";
+import { WireLogTransport } from "./wire-log.js";
+
+/** Where a verb finds its server. */
+export type Target =
+  | { kind: "http"; url: URL }
+  | { kind: "socket"; address: SocketTarget; text: string }
+  | { kind: "stdio"; command: string; args: string[] };
+
+/** The options every verb that talks to a server understands. */
+export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
+  era: "value",
+  header: "list",
+  timeout: "value",
+  json: "flag",
+  verbose: "flag",
+  help: "flag",
+};
+
+export interface ConnectionSettings {
+  era: "auto" | "modern" | "legacy";
+  headers: Record<string, string>;
+  timeoutMs: number | undefined;
+  json: boolean;
+  verbose: boolean;
+}
+
+/**
+ * Reads a target: an http(s) URL, `tcp://host:port`, `unix:/path`, or the command line after
+ * `--` (a stdio server). With `--`, every positional argument belongs to the verb.
+ */
+export function parseTarget(text: string | undefined, command: string[] | undefined): Target {
+  if (command !== undefined) {
+    return { kind: "stdio", command: command[0]!, args: command.slice(1) };
+  }
+  if (text === undefined) {
+    throw new UsageError("missing target: give a URL, tcp://host:port, unix:/path or -- <command>");
+  }
+  const lower = text.toLowerCase();
+  if (lower.startsWith("http://") || lower.startsWith("https://")) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new UsageError(`invalid URL ${JSON.stringify(text)}`);
+    }
+    return { kind: "http", url };
+  }
+  if (lower.startsWith("tcp://") || lower.startsWith("unix:")) {
+    try {
+      return { kind: "socket", address: parseSocketTarget(text), text };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  throw new UsageError(
+    `unsupported target ${JSON.stringify(text)}: expected an http(s) URL, tcp://host:port, ` +
+      "unix:/path, or -- <command> [args…] at the end",
+  );
+}
+
+/** Splits a verb's positionals into the target and the verb's own arguments. */
+export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] } {
+  if (args.command !== undefined) {
+    return { target: parseTarget(undefined, args.command), rest: args.positionals };
+  }
+  const [first, ...rest] = args.positionals;
+  return { target: parseTarget(first, undefined), rest };
+}
+
+export function connectionSettings(options: ParsedArgs["options"]): ConnectionSettings {
+  const era = (options.era as string | undefined) ?? "auto";
+  if (era !== "auto" && era !== "modern" && era !== "legacy") {
+    throw new UsageError(`--era must be modern, legacy or auto, not ${JSON.stringify(era)}`);
+  }
+  const headers: Record<string, string> = {};
+  for (const header of (options.header as string[] | undefined) ?? []) {
+    const colon = header.indexOf(":");
+    const name = colon === -1 ? "" : header.slice(0, colon).trim();
+    if (name === "" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(`--header must look like "Name: value", got ${JSON.stringify(header)}`);
+    }
+    headers[name] = header.slice(colon + 1).trim();
+  }
+  let timeoutMs: number | undefined;
+  if (options.timeout !== undefined) {
+    timeoutMs = Number(options.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      throw new UsageError(`--timeout must be a positive number of milliseconds`);
+    }
+  }
+  return {
+    era,
+    headers,
+    timeoutMs,
+    json: options.json === true,
+    verbose: options.verbose === true,
+  };
+}
+
+export function describeTarget(target: Target): string {
+  if (target.kind === "http") return target.url.href;
+  if (target.kind === "socket") return target.text;
+  return [target.command, ...target.args].join(" ");
+}
+
+export interface OpenOptions {
+  handlers?: ClientHandlers;
+  onNotification?: (method: string, params: JsonObject) => void;
+  /** Where diagnostics go (the wire log, a stdio server's stderr under --verbose). */
+  log: (line: string) => void;
+  /** Aborting gives up connecting (Ctrl-C on a server that does not answer the handshake). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Connects an McpClient to the target with the era, headers and timeout asked for. The client
+ * gets a transport factory, so a server that drops the connection on the era probe is reached
+ * again with a fresh one for `initialize`.
+ */
+export async function openClient(
+  target: Target,
+  settings: ConnectionSettings,
+  options: OpenOptions,
+): Promise<McpClient> {
+  const wrap = (transport: Transport): Transport =>
+    settings.verbose ? new WireLogTransport(transport, options.log) : transport;
+  const factory = async (): Promise<Transport> => {
+    switch (target.kind) {
+      case "http":
+        return wrap(
+          new HttpClientTransport(target.url, {
+            headers: settings.headers,
+            onWarning: (message) => options.log(`warning: ${message}`),
+          }),
+        );
+      case "socket":
+        return wrap(
+          await connectSocket(target.address, { timeoutMs: settings.timeoutMs ?? 10_000 }),
+        );
+      case "stdio":
+        return wrap(
+          new StdioClientTransport({
+            command: target.command,
+            args: target.args,
+            stderr: "pipe",
+            // The server's own logs are noise unless the user is looking at the wire.
+            onStderr: settings.verbose
+              ? (text) => options.log(prefixLines("[server] ", text))
+              : undefined,
+          }),
+        );
+    }
+  };
+  const client = new McpClient({
+    clientInfo: { name: "mcpwire-cli", version: "0.1.0" },
+    era: settings.era,
+    requestTimeoutMs: settings.timeoutMs,
+    probeTimeoutMs:
+      settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
+    handlers: options.handlers,
+    onNotification: options.onNotification,
+    onProtocolError: (error) => {
+      // Our own refusals (see session.ts) reach the server as error replies; no need to say so twice.
+      if (error.cause instanceof CliError && !settings.verbose) return;
+      options.log(`protocol: ${error.message}`);
+    },
+    // A command runs once; caching would only hide what the server really answers.
+    cache: false,
+  });
+  // Closing mid-handshake closes the transport (and stops a stdio child); connect() then rejects.
+  const giveUp = () => void client.close();
+  options.signal?.addEventListener("abort", giveUp, { once: true });
+  try {
+    await client.connect(factory);
+  } finally {
+    options.signal?.removeEventListener("abort", giveUp);
+  }
+  return client;
+}
+
+function prefixLines(prefix: string, text: string): string {
+  return text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n");
+}

@@ -1,0 +1,77 @@
+/** Runs the compiled `mcpwire` command as a subprocess, as a user would. */
+import { type ChildProcess, spawn } from "node:child_process";
+
+export const CLI = new URL("../../src/cli/main.js", import.meta.url).pathname;
+export const STDIO_SERVER = new URL("../../examples/stdio-server.js", import.meta.url).pathname;
+export const EVERYTHING_SERVER = new URL("../../examples/everything-server.js", import.meta.url)
+  .pathname;
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once the process has exited and its pipes are drained. */
+  done: Promise<CliRun>;
+}
+
+export function startProcess(command: string, args: string[]): Running {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => {
+    stdout += text;
+  });
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+    stderr += text;
+  });
+  const done = new Promise<CliRun>((resolve) => {
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+
+export function startCli(args: string[]): Running {
+  return startProcess(process.execPath, [CLI, ...args]);
+}
+
+export function runCli(args: string[]): Promise<CliRun> {
+  return startCli(args).done;
+}
+
+/** Polls until `check` returns something, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Waits for a "listening on <address>" line from a server started with startProcess. */
+export function listeningAddress(running: Running, from: "stdout" | "stderr"): Promise<string> {
+  return waitFor("the server to listen", () => {
+    if (running.child.exitCode !== null) throw new Error(`server exited: ${running.stderr()}`);
+    return /listening on (\S+)/.exec(from === "stdout" ? running.stdout() : running.stderr())?.[1];
+  });
+}
+
+/** Stops a server process and waits for it. */
+export async function stop(running: Running): Promise<void> {
+  if (running.child.exitCode === null && running.child.signalCode === null) {
+    running.child.kill("SIGTERM");
+  }
+  await running.done;
+}

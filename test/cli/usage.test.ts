@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { runCli } from "./run-cli.js";
+
+/** Every mistake in the command line: one line on stderr, nothing on stdout, exit 2. */
+async function assertUsageError(args: string[], message: RegExp): Promise<void> {
+  const run = await runCli(args);
+  assert.equal(run.code, 2, run.stderr);
+  assert.equal(run.stdout, "");
+  assert.match(run.stderr, /^mcpwire: [^\n]+\n$/);
+  assert.match(run.stderr, message);
+}
+
+describe("mcpwire command-line errors", () => {
+  it("rejects targets it cannot read", async () => {
+    await assertUsageError(
+      ["discover", "ftp://example.com"],
+      /unsupported target "ftp:\/\/example\.com"/,
+    );
+    await assertUsageError(["discover", "tcp://localhost"], /invalid TCP address .*missing :port/);
+    await assertUsageError(["discover", "http://[bad"], /invalid URL/);
+    await assertUsageError(["discover"], /missing target/);
+  });
+
+  it("rejects unknown options, bad option values and bad JSON", async () => {
+    await assertUsageError(["discover", "--frob", "tcp://127.0.0.1:9"], /unknown option --frob/);
+    await assertUsageError(["discover", "--era", "future", "tcp://127.0.0.1:9"], /--era must be/);
+    await assertUsageError(["discover", "--timeout", "soon", "tcp://127.0.0.1:9"], /--timeout/);
+    await assertUsageError(
+      ["call", "--header", "nocolon", "http://127.0.0.1:9/mcp", "x"],
+      /--header/,
+    );
+    await assertUsageError(["discover", "--"], /nothing after --/);
+    await assertUsageError(
+      ["gateway", "--listen", "nowhere", "--", "node"],
+      /--listen must be host:port/,
+    );
+    await assertUsageError(
+      ["gateway", "--listen", "127.0.0.1:0"],
+      /gateway needs the server's command/,
+    );
+  });
+
+  it("prints help for the command and for each verb", async () => {
+    const top = await runCli(["--help"]);
+    assert.equal(top.code, 0);
+    assert.match(top.stdout, /mcpwire discover <target>/);
+    for (const verb of ["discover", "call", "read", "prompt", "raw", "gateway"]) {
+      const run = await runCli([verb, "--help"]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, new RegExp(`^Usage: mcpwire ${verb} `));
+    }
+  });
+
+  it("a refused connection is a run-time failure: one line, exit 1", async () => {
+    const run = await runCli(["discover", "tcp://127.0.0.1:1"]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^mcpwire: cannot connect to tcp:\/\/127\.0\.0\.1:1: [^\n]*\n$/);
+  });
+});
