@@ -149,6 +149,12 @@ async function serveOne(
     res.end();
     return;
   }
+  // A finite reply (JSON, plain errors) is already whole in memory: send it with its headers in
+  // one write. Flushing headers first and piping cost two extra socket writes per request.
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    res.end(new Uint8Array(await response.arrayBuffer()));
+    return;
+  }
   res.flushHeaders();
   await pipeBody(response.body, res);
 }

@@ -99,7 +99,7 @@ function checkParamHeaders(
     if (!decoded.ok) return mismatch(`${headerName} header: ${decoded.reason}`);
     if (!matchesArgument(decoded.value, value)) {
       return mismatch(
-        `${headerName} header value '${decoded.value}' does not match body value '${JSON.stringify(value)}'`,
+        `${headerName} header value '${decoded.value}' does not match body value '${describeValue(value)}'`,
       );
     }
   }
@@ -120,6 +120,15 @@ function matchesArgument(header: string, value: unknown): boolean {
     default:
       // Objects and arrays cannot be mirrored; a header claiming one is never a match.
       return false;
+  }
+}
+
+/** A body value for an error message; one too deeply nested to serialise must not turn a 400 into a 500. */
+function describeValue(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return "<too deeply nested to show>";
   }
 }
 
