@@ -19,7 +19,8 @@ const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
 /** Canonical base64 with padding: what `Buffer.from(…, "base64")` would silently forgive. */
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the value, not a byte order mark to strip.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Methods whose `Mcp-Name` mirrors a body field, and which field. */
 export const NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = {
