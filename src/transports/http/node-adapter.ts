@@ -149,12 +149,9 @@ async function serveOne(
     res.end();
     return;
   }
-  // A finite reply (JSON, plain errors) is already whole in memory: send it with its headers in
-  // one write. Flushing headers first and piping cost two extra socket writes per request.
-  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    res.end(new Uint8Array(await response.arrayBuffer()));
-    return;
-  }
+  // A finite reply (JSON, plain errors) leaves in one socket write with its headers: corked here,
+  // uncorked by res.end(). Only a stream (SSE) needs its headers on the wire before the body.
+  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) res.cork();
   res.flushHeaders();
   await pipeBody(response.body, res);
 }

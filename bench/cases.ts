@@ -1,0 +1,157 @@
+/**
+ * What the harness measures: each case is one workload with its parameters and the rows
+ * (client → server pairs) run against it. The first row of every case is the ratio's reference:
+ * the bare Node limit, except for legacy sessions where it is the bare session table too.
+ */
+import type { Era } from "./peers/types.js";
+import type { Impl, TrialSpec } from "./trial.js";
+
+export interface Row {
+  label: string;
+  client: Impl;
+  server: Impl;
+  era: Era;
+}
+
+export interface Case {
+  id: string;
+  title: string;
+  /** The metric the ratio column is computed on. */
+  primary: string;
+  primaryLabel: string;
+  /** Further metrics shown as medians. */
+  secondary: string[];
+  spec: Omit<TrialSpec, "client" | "server" | "era">;
+  rows: Row[];
+}
+
+export interface Settings {
+  quick: boolean;
+  rounds: number;
+  httpSeconds: number;
+}
+
+const LIMIT: Row = { label: "bare Node (limit)", client: "bare", server: "bare", era: "modern" };
+const MCPWIRE: Row = { label: "mcpwire", client: "mcpwire", server: "mcpwire", era: "modern" };
+const SDK_MODERN: Row = { label: "SDK v2 modern", client: "sdk", server: "sdk", era: "modern" };
+const SDK_LEGACY: Row = { label: "SDK v2 legacy", client: "sdk", server: "sdk", era: "legacy" };
+const OUR_SERVER: Row = {
+  label: "mcpwire server ← bare client",
+  client: "bare",
+  server: "mcpwire",
+  era: "modern",
+};
+const OUR_CLIENT: Row = {
+  label: "mcpwire client → bare server",
+  client: "mcpwire",
+  server: "bare",
+  era: "modern",
+};
+const SDK_SERVER: Row = {
+  label: "SDK server ← bare client",
+  client: "bare",
+  server: "sdk",
+  era: "modern",
+};
+const SDK_CLIENT: Row = {
+  label: "SDK client → bare server",
+  client: "sdk",
+  server: "bare",
+  era: "modern",
+};
+
+const STDIO_ROWS = [
+  LIMIT,
+  MCPWIRE,
+  SDK_MODERN,
+  SDK_LEGACY,
+  OUR_SERVER,
+  OUR_CLIENT,
+  SDK_SERVER,
+  SDK_CLIENT,
+];
+const SHORT_ROWS = [LIMIT, MCPWIRE, SDK_MODERN, SDK_LEGACY, OUR_SERVER, OUR_CLIENT];
+const HTTP_ROWS = [LIMIT, MCPWIRE, SDK_MODERN, OUR_SERVER, OUR_CLIENT];
+const LEGACY_ROWS: Row[] = [
+  { label: "bare Node (limit)", client: "bare", server: "bare", era: "legacy" },
+  { label: "mcpwire", client: "bare", server: "mcpwire", era: "legacy" },
+  { label: "SDK v2 (sessionful)", client: "bare", server: "sdk", era: "legacy" },
+];
+
+export function benchCases(settings: Settings): Case[] {
+  const q = settings.quick;
+  const latency = ["p50", "p99"];
+  const cases: Case[] = [
+    {
+      id: "stdio-seq",
+      title: `stdio sequential, ${q ? 500 : 5000} calls`,
+      primary: "callsPerSec",
+      primaryLabel: "calls/s",
+      secondary: latency,
+      spec: { workload: "seq", calls: q ? 500 : 5000 },
+      rows: STDIO_ROWS,
+    },
+    {
+      id: "stdio-pipe",
+      title: `stdio pipelined, ${q ? 2000 : 20000} calls, 64 in flight`,
+      primary: "callsPerSec",
+      primaryLabel: "calls/s",
+      secondary: latency,
+      spec: { workload: "pipe", calls: q ? 2000 : 20000, inFlight: 64 },
+      rows: STDIO_ROWS,
+    },
+  ];
+  for (const mib of [1, 8]) {
+    const count = q ? 2 : 10;
+    cases.push({
+      id: `stdio-${mib}mib`,
+      title: `stdio large, ${count} × ${mib} MiB`,
+      primary: "mibPerSec",
+      primaryLabel: "MiB/s",
+      secondary: ["serverPeakRssMiB", "clientPeakRssMiB"],
+      spec: { workload: "large", mib, count },
+      rows: SHORT_ROWS,
+    });
+  }
+  cases.push({
+    id: "cold",
+    title: `cold start, spawn → first tools/list (median of ${q ? 3 : 10})`,
+    primary: "coldStartMs",
+    primaryLabel: "ms (lower is better)",
+    secondary: [],
+    spec: { workload: "cold", spawns: q ? 3 : 10 },
+    rows: SHORT_ROWS,
+  });
+  for (const sse of [false, true]) {
+    for (const concurrency of [1, 64]) {
+      cases.push({
+        id: `http-${sse ? "sse" : "json"}-c${concurrency}`,
+        title: `HTTP modern, ${sse ? "SSE" : "JSON"} replies, c=${concurrency}, ${settings.httpSeconds} s`,
+        primary: "reqPerSec",
+        primaryLabel: "req/s",
+        secondary: [...latency, "serverPeakRssMiB"],
+        spec: { workload: "http", sse, concurrency, seconds: settings.httpSeconds },
+        rows: HTTP_ROWS,
+      });
+    }
+  }
+  const sessions = q ? 200 : 1000;
+  cases.push({
+    id: "legacy-sessions",
+    title: `legacy HTTP, RSS growth over ${sessions} initialize-only sessions`,
+    primary: "kibPerSession",
+    primaryLabel: "KiB/session (lower is better)",
+    secondary: ["serverRssMiB"],
+    spec: { workload: "legacy", sessions },
+    rows: LEGACY_ROWS,
+  });
+  return cases;
+}
+
+export const METRIC_LABELS: Record<string, string> = {
+  p50: "p50 ms",
+  p99: "p99 ms",
+  serverPeakRssMiB: "server peak RSS MiB",
+  clientPeakRssMiB: "client peak RSS MiB",
+  serverRssMiB: "server RSS MiB",
+};

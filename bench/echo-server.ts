@@ -1,0 +1,60 @@
+/**
+ * mcpwire's echo server for the benchmarks, runnable on its own so anyone can drive it:
+ *
+ *   npm run --silent bench:server -- --stdio
+ *   npm run --silent bench:server -- --http --port 8080 [--sse]
+ *
+ * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
+ * Every check stays on (envelope checks, header and Origin validation, argument validation):
+ * the benchmarks measure the configuration people ship. In HTTP mode the first stdout line is
+ * `listening <url>` (port 0 picks a free port).
+ */
+import { McpServer } from "../src/server/mcp-server.js";
+import { serveStdio } from "../src/server/stdio.js";
+import { serveHttp } from "../src/transports/http/node-adapter.js";
+import { installGcHook } from "./peers/gc-hook.js";
+
+export function createEchoServer(): McpServer {
+  const server = new McpServer({ serverInfo: { name: "mcpwire-bench-echo", version: "1.0.0" } });
+  server.tool(
+    {
+      name: "echo",
+      description: "Returns its text argument.",
+      inputSchema: {
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+      },
+    },
+    (args) => ({ content: [{ type: "text", text: args.text as string }] }),
+  );
+  return server;
+}
+
+function flagValue(argv: string[], name: string): string | undefined {
+  const index = argv.indexOf(name);
+  return index >= 0 ? argv[index + 1] : undefined;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const server = createEchoServer();
+  if (argv.includes("--http")) {
+    installGcHook();
+    const served = await serveHttp(server, {
+      port: Number(flagValue(argv, "--port") ?? 0),
+      responseMode: argv.includes("--sse") ? "sse" : "json",
+    });
+    process.stdout.write(`listening ${served.url}\n`);
+    const stop = () => void served.close().then(() => process.exit(0));
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    return;
+  }
+  if (!argv.includes("--stdio")) {
+    process.stderr.write("usage: echo-server --stdio | --http [--port N] [--sse]\n");
+    process.exit(2);
+  }
+  await serveStdio(server);
+}
+
+await main(process.argv.slice(2));

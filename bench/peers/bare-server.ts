@@ -1,0 +1,78 @@
+/**
+ * The bare Node echo server (the limit row):
+ *   --stdio            newline-delimited JSON-RPC on stdin/stdout
+ *   --http [--sse]     plain node:http handler, JSON (or one-event SSE) replies
+ *   --http --legacy    plus a 2025-style session table: initialize hands out Mcp-Session-Id
+ * HTTP modes print `listening <url>` first on stdout.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { answer } from "./bare-protocol.js";
+import { installGcHook } from "./gc-hook.js";
+
+const argv = process.argv.slice(2);
+
+function serveStdio(): void {
+  let pending: Buffer[] = [];
+  process.stdin.on("data", (chunk: Buffer) => {
+    let start = 0;
+    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, newline));
+      const line = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      start = newline + 1;
+      if (line.trim() === "") continue;
+      const reply = answer(JSON.parse(line));
+      if (reply) process.stdout.write(`${JSON.stringify(reply)}\n`);
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  });
+  process.stdin.on("end", () => process.exit(0));
+}
+
+async function serveHttp(): Promise<void> {
+  installGcHook();
+  const sse = argv.includes("--sse");
+  const sessions = argv.includes("--legacy") ? new Map<string, { created: number }>() : undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      if (req.method !== "POST") {
+        res.writeHead(405).end();
+        return;
+      }
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      const reply = answer(message);
+      const headers: Record<string, string> = {};
+      if (sessions && message.method === "initialize") {
+        const id = randomUUID();
+        sessions.set(id, { created: Date.now() });
+        headers["mcp-session-id"] = id;
+      }
+      if (!reply) {
+        res.writeHead(202, headers).end();
+      } else if (sse) {
+        headers["content-type"] = "text/event-stream";
+        res.writeHead(200, headers).end(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+      } else {
+        headers["content-type"] = "application/json";
+        res.writeHead(200, headers).end(JSON.stringify(reply));
+      }
+    });
+  });
+  const portIndex = argv.indexOf("--port");
+  await new Promise<void>((resolve) =>
+    server.listen(portIndex >= 0 ? Number(argv[portIndex + 1]) : 0, "127.0.0.1", resolve),
+  );
+  const { port } = server.address() as AddressInfo;
+  process.stdout.write(`listening http://127.0.0.1:${port}/mcp\n`);
+  process.once("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
+
+if (argv.includes("--stdio")) serveStdio();
+else await serveHttp();

@@ -1,0 +1,191 @@
+/**
+ * One measurement in a fresh process: `node trial.js '<TrialSpec JSON>'`. It launches the server
+ * it needs, runs one workload, stops everything it started and prints one JSON line of metrics.
+ * The harness runs many of these, interleaved.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { bareHttpClient, bareStdioClient } from "./peers/bare-client.js";
+import {
+  mcpwireHttpClient,
+  mcpwireStdioClient,
+  sdkHttpClient,
+  sdkStdioClient,
+} from "./peers/library-clients.js";
+import { type BenchClient, type Era, type ServerCommand, serverEnv } from "./peers/types.js";
+import { legacySessions, throughput } from "./workloads/http.js";
+import { coldStart, large, type Metrics, pipelined, sequential } from "./workloads/stdio.js";
+
+export type Impl = "mcpwire" | "sdk" | "bare";
+export type Workload = "seq" | "pipe" | "large" | "cold" | "http" | "legacy";
+
+export interface TrialSpec {
+  workload: Workload;
+  client: Impl;
+  server: Impl;
+  era: Era;
+  calls?: number;
+  inFlight?: number;
+  mib?: number;
+  count?: number;
+  spawns?: number;
+  seconds?: number;
+  concurrency?: number;
+  sse?: boolean;
+  sessions?: number;
+}
+
+const SERVER_SCRIPTS: Record<Impl, string> = {
+  mcpwire: "./echo-server.js",
+  sdk: "./peers/sdk-server.js",
+  bare: "./peers/bare-server.js",
+};
+
+function serverCommand(impl: Impl, args: string[]): ServerCommand {
+  const script = fileURLToPath(new URL(SERVER_SCRIPTS[impl], import.meta.url));
+  return { command: process.execPath, args: [script, ...args] };
+}
+
+function stdioClient(spec: TrialSpec): Promise<BenchClient> {
+  const server = serverCommand(spec.server, ["--stdio"]);
+  if (spec.client === "mcpwire") return mcpwireStdioClient(server, spec.era);
+  if (spec.client === "sdk") return sdkStdioClient(server, spec.era);
+  return bareStdioClient(server, spec.era);
+}
+
+/** Starts an HTTP server child and waits for its `listening <url>` line. */
+async function startHttpServer(spec: TrialSpec): Promise<{ child: ChildProcess; url: string }> {
+  const args = ["--http"];
+  if (spec.sse) args.push("--sse");
+  if (spec.workload === "legacy")
+    args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");
+  const { command, args: full } = serverCommand(spec.server, args);
+  // Memory runs may ask the server for a full GC before reading RSS (see peers/gc-hook.ts).
+  const child = spawn(command, spec.workload === "legacy" ? ["--expose-gc", ...full] : full, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: serverEnv(spec.workload === "legacy" ? { BENCH_GC: "1" } : {}),
+  });
+  child.stderr!.pipe(process.stderr, { end: false });
+  let seen = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`HTTP server exited early (${code})`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      const match = /^listening (\S+)$/m.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+  });
+  return { child, url };
+}
+
+/** Asks a server started with the GC hook for a full collection and waits until it is done. */
+function collectGarbage(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error("server did not answer the GC request")),
+      10_000,
+    );
+    const onData = (chunk: Buffer) => {
+      if (!chunk.toString("utf8").includes("bench-gc-done")) return;
+      clearTimeout(timer);
+      child.stderr!.off("data", onData);
+      resolve();
+    };
+    child.stderr!.on("data", onData);
+    child.kill("SIGUSR2");
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function withStdioClient(spec: TrialSpec, run: (client: BenchClient) => Promise<Metrics>) {
+  const client = await stdioClient(spec);
+  const pid = client.serverPid();
+  try {
+    return await run(client);
+  } finally {
+    await client.close();
+    assertGone(pid);
+  }
+}
+
+/** A stdio server must be gone once its client closed; a survivor is a harness or library bug. */
+function assertGone(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return;
+  }
+  process.kill(pid, "SIGKILL");
+  process.stderr.write(`warning: stdio server ${pid} outlived client.close(); killed\n`);
+}
+
+async function runHttp(spec: TrialSpec): Promise<Metrics> {
+  const { child, url } = await startHttpServer(spec);
+  try {
+    if (spec.workload === "legacy") {
+      return await legacySessions(url, child.pid!, spec.sessions ?? 1000, () =>
+        collectGarbage(child),
+      );
+    }
+    const concurrency = spec.concurrency ?? 1;
+    const client =
+      spec.client === "mcpwire"
+        ? await mcpwireHttpClient(url, "modern")
+        : spec.client === "sdk"
+          ? await sdkHttpClient(url, "modern")
+          : bareHttpClient(url, concurrency);
+    try {
+      return await throughput(client, child.pid!, spec.seconds ?? 3, concurrency);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await stopChild(child);
+  }
+}
+
+export async function runTrial(spec: TrialSpec): Promise<Metrics> {
+  switch (spec.workload) {
+    case "seq":
+      return withStdioClient(spec, (client) => sequential(client, spec.calls ?? 5000));
+    case "pipe":
+      return withStdioClient(spec, (client) =>
+        pipelined(client, spec.calls ?? 20000, spec.inFlight ?? 64),
+      );
+    case "large":
+      return withStdioClient(spec, (client) => large(client, spec.mib ?? 1, spec.count ?? 10));
+    case "cold":
+      return coldStart(async () => {
+        const client = await stdioClient(spec);
+        const pid = client.serverPid();
+        return {
+          ...client,
+          close: async () => {
+            await client.close();
+            assertGone(pid);
+          },
+        };
+      }, spec.spawns ?? 10);
+    case "http":
+    case "legacy":
+      return runHttp(spec);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const spec = JSON.parse(process.argv[2] ?? "{}") as TrialSpec;
+  const metrics = await runTrial(spec);
+  process.stdout.write(`${JSON.stringify({ ok: true, metrics })}\n`);
+  // Client libraries may keep pools or timers alive; the trial is over.
+  process.exit(0);
+}

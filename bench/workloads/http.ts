@@ -1,0 +1,102 @@
+/**
+ * Streamable HTTP workloads on 127.0.0.1: closed-loop echo traffic at a fixed concurrency for a
+ * fixed time, and the memory a legacy server keeps per `initialize`-only session.
+ */
+import { setTimeout as delay } from "node:timers/promises";
+import { bareHttpPoster } from "../peers/bare-client.js";
+import type { BenchClient } from "../peers/types.js";
+import { latencySummary, procMemoryKb } from "../stats.js";
+import type { Metrics } from "./stdio.js";
+
+export async function throughput(
+  client: BenchClient,
+  serverPid: number,
+  seconds: number,
+  concurrency: number,
+): Promise<Metrics> {
+  for (let i = 0; i < 200; i++) {
+    const text = `warm ${i}`;
+    if ((await client.echo(text)) !== text) throw new Error("echo mismatch during warm-up");
+  }
+  const latencies: number[] = [];
+  let counter = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const text = `hello ${counter++}`;
+      const sent = performance.now();
+      const echoed = await client.echo(text);
+      latencies.push(performance.now() - sent);
+      if (echoed !== text) throw new Error(`echo mismatch: ${echoed} for ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  const server = await procMemoryKb(serverPid);
+  return {
+    reqPerSec: latencies.length / elapsed,
+    ...latencySummary(latencies),
+    serverRssMiB: (server?.rss ?? Number.NaN) / 1024,
+    serverPeakRssMiB: (server?.hwm ?? Number.NaN) / 1024,
+  };
+}
+
+/**
+ * RSS growth per session over `sessions` legacy initialize-only sessions (KiB per session), read
+ * after a full GC on both sides of the run so that uncollected garbage does not count.
+ */
+export async function legacySessions(
+  url: string,
+  serverPid: number,
+  sessions: number,
+  collectGarbage: () => Promise<void>,
+): Promise<Metrics> {
+  const poster = bareHttpPoster(url, 8);
+  const seen = new Set<string>();
+  const open = async (count: number) => {
+    let left = count;
+    const lane = async () => {
+      while (left-- > 0) {
+        const reply = await poster.post(
+          "initialize",
+          {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "bench-legacy", version: "1.0.0" },
+          },
+          "legacy",
+        );
+        const id = reply.headers["mcp-session-id"];
+        if (
+          reply.status !== 200 ||
+          typeof id !== "string" ||
+          !reply.message?.result?.protocolVersion
+        ) {
+          throw new Error(`initialize failed: HTTP ${reply.status}, session ${String(id)}`);
+        }
+        if (seen.has(id)) throw new Error(`duplicate session id ${id}`);
+        seen.add(id);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, lane));
+  };
+  try {
+    // Warm-up: code compiled, socket pools and the young generation grown to their working size.
+    await open(300);
+    await delay(200);
+    await collectGarbage();
+    const before = await procMemoryKb(serverPid);
+    await open(sessions);
+    await delay(200);
+    await collectGarbage();
+    const after = await procMemoryKb(serverPid);
+    if (!before || !after) throw new Error("server exited during the run");
+    return {
+      kibPerSession: (after.rss - before.rss) / sessions,
+      serverRssMiB: after.rss / 1024,
+    };
+  } finally {
+    poster.close();
+  }
+}
