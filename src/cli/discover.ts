@@ -40,7 +40,7 @@ export function runDiscover(argv: readonly string[]): Promise<number> {
 }
 
 /** Asks for everything the server's capabilities say it has; lists it lacks stay empty. */
-async function collect(client: McpClient, signal: AbortSignal): Promise<DiscoverReport> {
+export async function collect(client: McpClient, signal: AbortSignal): Promise<DiscoverReport> {
   const options = { signal };
   await client.discover(options);
   const capabilities = (client.serverCapabilities ?? {}) as JsonObject;
@@ -64,7 +64,7 @@ async function collect(client: McpClient, signal: AbortSignal): Promise<Discover
   };
 }
 
-function render(report: DiscoverReport): string {
+export function render(report: DiscoverReport): string {
   const lines: string[] = [];
   const versions = report.supportedVersions?.join(", ") ?? "?";
   lines.push(

@@ -4,13 +4,16 @@ import { serveHttp } from "../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../transports/http/security.js";
 import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
 import type { Transport } from "../transports/transport.js";
-import { parseArgs } from "./args.js";
+import { type ParsedArgs, parseArgs } from "./args.js";
 import { UsageError } from "./errors.js";
 import { GatewayServer } from "./gateway-server.js";
+import { runReverseGateway } from "./gateway-stdio.js";
 import { logLine } from "./session.js";
+import { connectionSettings, parseTarget } from "./target.js";
 import { WireLogTransport } from "./wire-log.js";
 
 export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [options] -- <command> [args…]
+       mcpwire gateway --stdio <url> [--header "Name: value"]… [--verbose]
 
 Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp), dual-era:
 modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
@@ -28,6 +31,12 @@ Options:
   --era modern|legacy|auto the era to speak to the child (default auto)
   --timeout <ms>           per-request timeout towards the child
   --verbose                the child's wire and stderr on stderr
+
+The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
+clients that only launch subprocesses): MCP on our stdin/stdout, relayed message by message to
+the URL in whatever era the local client speaks (initialize opens a legacy session, per-request
+_meta goes as modern POSTs). --header adds HTTP headers (Authorization, say); --verbose shows
+the relayed messages on stderr. EOF on stdin ends the session.
 `;
 
 export async function runGateway(argv: readonly string[]): Promise<number> {
@@ -42,12 +51,15 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     timeout: "value",
     verbose: "flag",
     help: "flag",
+    stdio: "value",
+    header: "list",
   });
   const { options } = parsed;
   if (options.help === true) {
     process.stdout.write(GATEWAY_USAGE);
     return 0;
   }
+  if (options.stdio !== undefined) return reverseGateway(parsed);
   if (parsed.command === undefined) {
     throw new UsageError(
       "gateway needs the server's command after --: mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
@@ -148,6 +160,23 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   await client.close();
   await supervised.close();
   return reason.startsWith("child lost") ? 1 : 0;
+}
+
+/** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
+function reverseGateway(parsed: ParsedArgs): Promise<number> {
+  const { options } = parsed;
+  if (parsed.command !== undefined || options.listen !== undefined) {
+    throw new UsageError("gateway --stdio <url> takes a URL, not --listen or a command after --");
+  }
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  }
+  const target = parseTarget(options.stdio as string, undefined);
+  if (target.kind !== "http") {
+    throw new UsageError("gateway --stdio needs an http(s) URL of a Streamable HTTP server");
+  }
+  const { headers, verbose } = connectionSettings(options);
+  return runReverseGateway({ url: target.url, headers, verbose });
 }
 
 const LIST_CHANGED: Record<string, "tools" | "resources" | "prompts"> = {

@@ -7,7 +7,10 @@ import { runGateway } from "./gateway.js";
 import { runPrompt } from "./prompt.js";
 import { runRaw } from "./raw.js";
 import { runRead } from "./read.js";
+import { runReplay } from "./replay.js";
 import { explain } from "./session.js";
+import { runShell } from "./shell.js";
+import { runTap } from "./tap.js";
 
 /**
  * The `mcpwire` command: one verb per file in this folder. Every failure ends as one line on
@@ -21,7 +24,11 @@ Usage:
   mcpwire read <target> <uri>                    read a resource
   mcpwire prompt <target> <name> [json-args]     get a prompt
   mcpwire raw <target> <method> [json-params]    send any request, print the JSON result
+  mcpwire shell <target>                         interactive debug shell (type help inside)
   mcpwire gateway --listen <host:port> -- <command…>   serve a stdio server over Streamable HTTP
+  mcpwire gateway --stdio <url>                  offer an HTTP server as a stdio server (stdin/stdout)
+  mcpwire tap --out <file> -- <command…>         transparent stdio proxy: record, flag violations
+  mcpwire replay <file> -- <command…>            replay a tap recording, diff the replies
   mcpwire --version | --help
 
 Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
@@ -38,7 +45,10 @@ const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   read: runRead,
   prompt: runPrompt,
   raw: runRaw,
+  shell: runShell,
   gateway: runGateway,
+  tap: runTap,
+  replay: runReplay,
 };
 
 function version(): string {

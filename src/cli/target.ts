@@ -120,6 +120,11 @@ export interface OpenOptions {
   log: (line: string) => void;
   /** Aborting gives up connecting (Ctrl-C on a server that does not answer the handshake). */
   signal?: AbortSignal;
+  /**
+   * Wraps every transport the client opens, outermost; `base` is the transport itself under
+   * any wire log (the shell sends raw messages through the wrapper and reads a child's stderr).
+   */
+  wrapTransport?: (transport: Transport, base: Transport) => Transport;
 }
 
 /**
@@ -132,8 +137,10 @@ export async function openClient(
   settings: ConnectionSettings,
   options: OpenOptions,
 ): Promise<McpClient> {
-  const wrap = (transport: Transport): Transport =>
-    settings.verbose ? new WireLogTransport(transport, options.log) : transport;
+  const wrap = (transport: Transport): Transport => {
+    const logged = settings.verbose ? new WireLogTransport(transport, options.log) : transport;
+    return options.wrapTransport ? options.wrapTransport(logged, transport) : logged;
+  };
   const factory = async (): Promise<Transport> => {
     switch (target.kind) {
       case "http":
