@@ -11,8 +11,6 @@
  */
 import { McpServer } from "../src/server/mcp-server.js";
 import { serveStdio } from "../src/server/stdio.js";
-import { serveHttp } from "../src/transports/http/node-adapter.js";
-import { installGcHook } from "./peers/gc-hook.js";
 
 export function createEchoServer(): McpServer {
   const server = new McpServer({ serverInfo: { name: "mcpwire-bench-echo", version: "1.0.0" } });
@@ -39,6 +37,9 @@ function flagValue(argv: string[], name: string): string | undefined {
 async function main(argv: string[]): Promise<void> {
   const server = createEchoServer();
   if (argv.includes("--http")) {
+    // Loaded only here, as a stdio-only server (importing "mcpwire/server") never loads HTTP.
+    const { serveHttp } = await import("../src/transports/http/node-adapter.js");
+    const { installGcHook } = await import("./peers/gc-hook.js");
     installGcHook();
     const served = await serveHttp(server, {
       port: Number(flagValue(argv, "--port") ?? 0),

@@ -16,7 +16,12 @@ import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
 import { type SchemaSource, toJsonSchema } from "./schema-source.js";
-import { SchemaValidator } from "./schema-validator.js";
+import {
+  type CompiledValidator,
+  type JsonSchema,
+  SchemaError,
+  SchemaValidator,
+} from "./schema-validator.js";
 import { UriTemplate } from "./uri-template.js";
 
 export type ToolHandler = (
@@ -124,9 +129,10 @@ export class Features {
       inputSchema: inputSchema ? toJsonSchema(inputSchema, "input") : { type: "object" },
     };
     if (outputSchema) tool.outputSchema = toJsonSchema(outputSchema, "output");
-    // Compile now so a broken schema fails at registration, not on the first call.
-    this.validator.compile(tool.inputSchema);
-    if (tool.outputSchema) this.validator.compile(tool.outputSchema);
+    // Refuse an unusable schema (shape, size, depth, dialect) now, but compile it on the first
+    // call: ajv and a first compile were ~70 ms of a server's start-up, before tools/list.
+    this.validator.precheck(tool.inputSchema);
+    if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
     return this.tools.set(tool.name, { tool, handler });
   }
 
@@ -180,7 +186,7 @@ export class Features {
     const entry = this.tools.get(name);
     if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
     const args = params.arguments ?? {};
-    const check = this.validator.compile(entry.tool.inputSchema)(args);
+    const check = this.compiled(name, entry.tool.inputSchema)(args);
     if (!check.ok) {
       // Spec: argument validation failures are tool errors the model can see and fix.
       return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
@@ -194,7 +200,7 @@ export class Features {
           `Tool ${name} declares an outputSchema but returned no structuredContent`,
         );
       }
-      const output = this.validator.compile(entry.tool.outputSchema)(result.structuredContent);
+      const output = this.compiled(name, entry.tool.outputSchema)(result.structuredContent);
       if (!output.ok) {
         throw new InternalError(
           `Tool ${name} returned structuredContent that does not match its outputSchema: ${output.message}`,
@@ -202,6 +208,16 @@ export class Features {
       }
     }
     return result as JsonObject;
+  }
+
+  /** The tool's validator for `schema`; a schema only ajv can find broken is the server's fault. */
+  private compiled(name: string, schema: JsonSchema): CompiledValidator {
+    try {
+      return this.validator.compile(schema);
+    } catch (error) {
+      if (!(error instanceof SchemaError)) throw error;
+      throw new InternalError(`Tool ${name} has an unusable schema: ${error.message}`);
+    }
   }
 
   /** Returns the result and the caching hint that applies to it, if the resource set one. */

@@ -13,13 +13,16 @@
  * is the author's responsibility; pass `regExp` (e.g. an RE2 wrapper) to swap the engine.
  */
 
-import { Ajv, type CodeOptions, type ErrorObject, MissingRefError, type Options } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, CodeOptions, ErrorObject, Options } from "ajv";
+import type { Ajv2019 } from "ajv/dist/2019.js";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives as `.default`.
-const addFormats = addFormatsModule.default;
+// ajv (one dialect class at a time) and ajv-formats load on the first compile, not at import:
+// loading them was about half of a stdio server's start-up in the cold-start profile, and a
+// server answers initialize and tools/list without them. Both are CommonJS, so require()
+// loads them synchronously where compile() needs them.
+const require = createRequire(import.meta.url);
 
 export type ValidationResult = { ok: true } | { ok: false; message: string };
 export type CompiledValidator = (value: unknown) => ValidationResult;
@@ -87,13 +90,24 @@ export class SchemaValidator {
     this.rejectAll = () => rejected;
   }
 
+  /**
+   * The cheap half of compile(), without ajv: refuses a schema of the wrong shape, too deep, too
+   * big, cyclic or in an unsupported dialect. A server runs this at registration and compiles
+   * on first use; errors only ajv can find (a malformed keyword, an unresolvable $ref) surface
+   * then, from compile().
+   */
+  precheck(schema: JsonSchema): void {
+    if (typeof schema === "boolean") return;
+    checkShape(schema);
+    checkSize(schema, this.maxDepth, this.maxSchemaBytes);
+    dialectOf((schema as Record<string, unknown>).$schema);
+  }
+
   /** Compiles (or returns the cached validator for) `schema`; throws SchemaError if unusable. */
   compile(schema: JsonSchema): CompiledValidator {
     if (schema === true) return this.acceptAll;
     if (schema === false) return this.rejectAll;
-    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-      throw new SchemaError("JSON Schema must be an object or a boolean");
-    }
+    checkShape(schema);
     const cached = this.cache.get(schema);
     if (cached instanceof SchemaError) throw cached;
     if (cached !== undefined) return cached;
@@ -154,17 +168,27 @@ export class SchemaValidator {
         validateFormats: true,
         code: this.regExp ? { regExp: this.regExp } : {},
       };
-      engine =
-        dialect === "2020-12"
-          ? new Ajv2020(options)
-          : dialect === "2019-09"
-            ? new Ajv2019(options)
-            : new Ajv(options);
-      addFormats(engine);
+      engine = new (engineClass(dialect))(options);
+      // ajv-formats is CommonJS with its plugin as the module's export.
+      (require("ajv-formats") as typeof import("ajv-formats").default)(engine);
       this.engines.set(dialect, engine);
     }
     return engine;
   }
+}
+
+function checkShape(schema: unknown): asserts schema is object {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    throw new SchemaError("JSON Schema must be an object or a boolean");
+  }
+}
+
+function engineClass(dialect: Dialect): new (options: Options) => Engine {
+  if (dialect === "2020-12")
+    return (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020;
+  if (dialect === "2019-09")
+    return (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019;
+  return (require("ajv") as typeof import("ajv")).Ajv;
 }
 
 function dialectOf(value: unknown): { dialect: Dialect; uri: string | undefined } {
@@ -231,6 +255,7 @@ function restore(target: Record<string, unknown>, saved: Record<string, unknown>
 }
 
 function describeCompileError(error: unknown): SchemaError {
+  const { MissingRefError } = require("ajv") as typeof import("ajv");
   if (error instanceof MissingRefError) {
     return new SchemaError(
       `JSON Schema $ref "${error.missingRef}" is not defined in the schema; ` +

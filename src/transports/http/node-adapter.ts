@@ -139,19 +139,22 @@ async function serveOne(
     await response.body?.cancel().catch(() => {});
     return;
   }
-  res.statusCode = response.status;
+  // Headers go straight to writeHead as a flat [name, value, …] list: no per-header setHeader
+  // bookkeeping, and repeated names (Set-Cookie) each keep their line.
+  const outgoing: string[] = [];
   response.headers.forEach((value, name) => {
-    res.setHeader(name, value);
+    outgoing.push(name, value);
   });
   // The rest of an oversized body is never read; do not keep the connection for another request.
-  if (bodyAbandoned || (hasBody && !req.complete)) res.setHeader("Connection", "close");
+  if (bodyAbandoned || (hasBody && !req.complete)) outgoing.push("Connection", "close");
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, outgoing).end();
     return;
   }
   // A finite reply (JSON, plain errors) leaves in one socket write with its headers: corked here,
   // uncorked by res.end(). Only a stream (SSE) needs its headers on the wire before the body.
   if (!response.headers.get("content-type")?.startsWith("text/event-stream")) res.cork();
+  res.writeHead(response.status, outgoing);
   res.flushHeaders();
   await pipeBody(response.body, res);
 }

@@ -111,7 +111,8 @@ export function createHttpHandler(
     const origin = request.headers.get("origin");
     const base = cors ? corsHeaders(origin, cors) : new Headers();
 
-    const pathname = new URL(request.url).pathname;
+    // Only the HTTP+SSE fallback has paths of its own; the adapter already routed the request.
+    const pathname = fallback ? new URL(request.url).pathname : undefined;
     const fallbackPath =
       fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
     const allowed = !fallbackPath ? methods : pathname === fallback!.ssePath ? ["GET"] : ["POST"];
