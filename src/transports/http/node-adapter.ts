@@ -151,11 +151,11 @@ async function serveOne(
     res.writeHead(response.status, outgoing).end();
     return;
   }
-  // A finite reply (JSON, plain errors) leaves in one socket write with its headers: corked here,
-  // uncorked by res.end(). Only a stream (SSE) needs its headers on the wire before the body.
-  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) res.cork();
   res.writeHead(response.status, outgoing);
-  res.flushHeaders();
+  // Only a stream (SSE) needs its headers on the wire before the body; a finite reply (JSON,
+  // plain errors) lets node:http send them with the first body chunk, in one socket write.
+  // (Not res.cork(): on Node 22 a corked reply written this way loses its body.)
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
   await pipeBody(response.body, res);
 }
 
