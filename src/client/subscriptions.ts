@@ -3,11 +3,13 @@
  * subscription id, and the legacy mapping (resources/subscribe plus list_changed notifications)
  * behind the same Subscription API. Both survive a supervised restart by subscribing again.
  */
+
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
+import { honouredFilter } from "../protocol/subscription-filter.js";
 import type { Era } from "../protocol/versions.js";
 import { Subscription, type SubscriptionEnd } from "./subscription.js";
 
@@ -154,20 +156,8 @@ export class SubscriptionRegistry {
   private async startLegacy(entry: Entry): Promise<void> {
     const requested = entry.subscription.requested;
     const capabilities = this.channel.serverCapabilities();
-    const honoured: SubscriptionFilter = {};
-    if (requested.toolsListChanged && capabilities.tools?.listChanged) {
-      honoured.toolsListChanged = true;
-    }
-    if (requested.promptsListChanged && capabilities.prompts?.listChanged) {
-      honoured.promptsListChanged = true;
-    }
-    if (requested.resourcesListChanged && capabilities.resources?.listChanged) {
-      honoured.resourcesListChanged = true;
-    }
-    const uris = capabilities.resources?.subscribe ? (requested.resourceSubscriptions ?? []) : [];
-    if (requested.resourceSubscriptions && capabilities.resources?.subscribe) {
-      honoured.resourceSubscriptions = [...uris];
-    }
+    const honoured = honouredFilter(requested, capabilities);
+    const uris = honoured.resourceSubscriptions ?? [];
     entry.legacyFilter = honoured;
     try {
       for (const uri of uris) {

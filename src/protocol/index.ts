@@ -2,4 +2,5 @@ export * from "./caching.js";
 export * from "./mcp-types.js";
 export * from "./meta.js";
 export * from "./session.js";
+export * from "./subscription-filter.js";
 export * from "./versions.js";

@@ -3,10 +3,12 @@
  * that streams the notification types its filter asked for, tagged with the request's id, until
  * the client cancels it or the server ends it with a completion result.
  */
+
 import { InvalidParamsError, isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
+import { honouredFilter } from "../protocol/subscription-filter.js";
 
 /** Something a listen stream may carry. */
 export type SubscriptionEvent =
@@ -74,27 +76,6 @@ export function parseFilter(value: unknown): SubscriptionFilter {
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
   return filter;
-}
-
-/** The part of a requested filter the server's capabilities let it honour. */
-export function honouredFilter(
-  requested: SubscriptionFilter,
-  capabilities: ServerCapabilities,
-): SubscriptionFilter {
-  const honoured: SubscriptionFilter = {};
-  if (requested.toolsListChanged && capabilities.tools?.listChanged) {
-    honoured.toolsListChanged = true;
-  }
-  if (requested.promptsListChanged && capabilities.prompts?.listChanged) {
-    honoured.promptsListChanged = true;
-  }
-  if (requested.resourcesListChanged && capabilities.resources?.listChanged) {
-    honoured.resourcesListChanged = true;
-  }
-  if (requested.resourceSubscriptions && capabilities.resources?.subscribe) {
-    honoured.resourceSubscriptions = [...requested.resourceSubscriptions];
-  }
-  return honoured;
 }
 
 const LIST_FLAG = {
