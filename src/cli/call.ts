@@ -1,6 +1,7 @@
 import type { JsonObject } from "../jsonrpc/types.js";
 import { parseJsonObject } from "./args.js";
 import { EXIT_FAILURE, EXIT_OK } from "./errors.js";
+import { INPUT_OPTIONS, INPUT_USAGE } from "./input-answers.js";
 import { printJson, printText, renderCallResult } from "./output.js";
 import { expectArgs, requestOptions, runWithClient } from "./session.js";
 
@@ -9,10 +10,10 @@ export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [opti
 
 Calls a tool and prints its result; exits 1 when the result has isError.
 Example: mcpwire call echo '{"text":"hi"}' -- node dist/examples/stdio-server.js
-`;
+${INPUT_USAGE}`;
 
 export function runCall(argv: readonly string[]): Promise<number> {
-  return runWithClient(argv, CALL_USAGE, {}, async (context) => {
+  return runWithClient(argv, CALL_USAGE, INPUT_OPTIONS, async (context) => {
     expectArgs(context.args, 1, 2, "mcpwire call <target> <tool> [json-args]");
     const [name, json] = context.args as [string, string | undefined];
     const args = parseJsonObject(json, "tool arguments") as JsonObject | undefined;

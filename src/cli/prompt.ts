@@ -1,6 +1,7 @@
 import type { JsonObject } from "../jsonrpc/types.js";
 import { parseJsonObject } from "./args.js";
 import { EXIT_OK, UsageError } from "./errors.js";
+import { INPUT_OPTIONS, INPUT_USAGE } from "./input-answers.js";
 import { printJson, printText, renderPromptResult } from "./output.js";
 import { expectArgs, requestOptions, runWithClient } from "./session.js";
 
@@ -8,10 +9,10 @@ export const PROMPT_USAGE = `Usage: mcpwire prompt <target> <name> [json-args] [
        mcpwire prompt <name> [json-args] [options] -- <command> [args…]
 
 Gets a prompt and prints its messages. Prompt arguments are strings: '{"name":"Ada"}'.
-`;
+${INPUT_USAGE}`;
 
 export function runPrompt(argv: readonly string[]): Promise<number> {
-  return runWithClient(argv, PROMPT_USAGE, {}, async (context) => {
+  return runWithClient(argv, PROMPT_USAGE, INPUT_OPTIONS, async (context) => {
     expectArgs(context.args, 1, 2, "mcpwire prompt <target> <name> [json-args]");
     const [name, json] = context.args as [string, string | undefined];
     const args = parseJsonObject(json, "prompt arguments");

@@ -1,10 +1,10 @@
 import type { McpClient } from "../client/mcp-client.js";
 import { InputRequiredError } from "../client/results.js";
-import type { ClientHandlers } from "../client/types.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { type OptionKind, type ParsedArgs, parseArgs } from "./args.js";
 import { CliError, EXIT_INTERRUPTED, UsageError } from "./errors.js";
+import { inputHandlers } from "./input-answers.js";
 import { ProgressReporter } from "./progress.js";
 import {
   CONNECTION_OPTIONS,
@@ -64,7 +64,7 @@ export async function runWithClient(
   try {
     client = await openClient(target, settings, {
       log: logLine,
-      handlers: nonInteractiveHandlers(),
+      handlers: inputHandlers(parsed.options),
       signal: controller.signal,
       onNotification: (method, params) => printNotification(method, params),
     });
@@ -88,27 +88,6 @@ export async function runWithClient(
   }
 }
 
-/**
- * Answers to the server's questions (elicitation, sampling, roots; multi round-trip on modern
- * connections, server-to-client requests on legacy ones). They are declared so the server asks
- * instead of failing on a missing capability, and each one fails with a line that says why:
- * answering on a terminal is not built yet.
- */
-function nonInteractiveHandlers(): ClientHandlers {
-  const refuse = (what: string, params?: JsonObject): never => {
-    const message =
-      typeof params?.message === "string" ? `: ${JSON.stringify(params.message)}` : "";
-    throw new CliError(
-      `the server asked for ${what}${message}, and mcpwire cannot answer it (not interactive)`,
-    );
-  };
-  return {
-    elicitation: (params) => refuse("user input (elicitation/create)", params),
-    sampling: () => refuse("a model completion (sampling/createMessage)"),
-    roots: () => refuse("the client's roots (roots/list)"),
-  };
-}
-
 /** Log messages and other notifications a request brings along, as plain lines on stderr. */
 function printNotification(method: string, params: JsonObject): void {
   if (method === "notifications/message") {
@@ -126,13 +105,19 @@ export function explain(error: unknown): Error {
     const methods = Object.values(requests)
       .map((request) => (isPlainObject(request) ? String(request.method) : "?"))
       .join(", ");
+    // The handlers answer elicitation and sampling (or say why not); what is left is roots.
+    const hint = methods.includes("roots/list") ? "; give the roots with --root <uri>" : "";
     return new CliError(
       `${error.method}: the server asked for input (${methods || "unknown"}), which mcpwire ` +
-        "does not answer here (not interactive)",
+        `does not answer here (not interactive)${hint}`,
     );
   }
   if (error instanceof JsonRpcError) {
-    return new CliError(`server error ${error.code}: ${error.message}`);
+    // Roots are declared only with --root; a server that needs them says the capability is missing.
+    const hint = /capabilit.*roots/i.test(error.message)
+      ? "; give the roots with --root <uri>"
+      : "";
+    return new CliError(`server error ${error.code}: ${error.message}${hint}`);
   }
   if (error instanceof LocalError) return new CliError(error.message);
   if (error instanceof Error) return new CliError(error.message);

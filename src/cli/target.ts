@@ -177,7 +177,7 @@ export async function openClient(
     handlers: options.handlers,
     onNotification: options.onNotification,
     onProtocolError: (error) => {
-      // Our own refusals (see session.ts) reach the server as error replies; no need to say so twice.
+      // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.
       if (error.cause instanceof CliError && !settings.verbose) return;
       options.log(`protocol: ${error.message}`);
     },

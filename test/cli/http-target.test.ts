@@ -83,7 +83,7 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
       assert.equal(run.stdout, "");
       assert.match(
         run.stderr,
-        /^mcpwire: .*the server asked for user input \(elicitation\/create\): "Who are you\?", and mcpwire cannot answer it \(not interactive\)\n$/,
+        /^mcpwire: .*the server asked for user input \(elicitation\/create\): "Who are you\?", and mcpwire cannot answer it \(not interactive\); answer with --elicit <json\|file> or --decline\n$/,
       );
     }
   });
