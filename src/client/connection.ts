@@ -282,7 +282,7 @@ export class ClientConnection {
   private async detect(factory: TransportFactory | undefined): Promise<void> {
     const session = this.requireSession();
     const outcome = await probeEra(
-      (version, options) => this.sendDiscover(session, version, options),
+      (version, options) => this.sendDiscover(session, version, { ...options, probe: true }),
       this.preferredVersion,
       this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     );

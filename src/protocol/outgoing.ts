@@ -1,5 +1,6 @@
 import { JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/types.js";
+import type { SendOptions } from "../transports/transport.js";
 
 export interface Progress {
   progress: number;
@@ -27,6 +28,8 @@ export interface RequestOptions {
   noTimeout?: boolean;
   /** Told the id the request goes out under, before it is sent (e.g. to demultiplex by id). */
   onRequestId?: (id: JsonRpcId) => void;
+  /** An era probe: a transport that already knows the endpoint's era may refuse it locally. */
+  probe?: boolean;
 }
 
 interface Pending {
@@ -44,7 +47,7 @@ interface Pending {
 }
 
 interface OutgoingDeps {
-  send(message: JsonRpcRequest, relatedRequestId: JsonRpcId | undefined): Promise<void>;
+  send(message: JsonRpcRequest, options: SendOptions | undefined): Promise<void>;
   cancelOnWire(id: JsonRpcId, reason: string): void;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
@@ -104,7 +107,11 @@ export class OutgoingRequests {
         entry.onAbort = () => this.cancel(entry, abortError(signal, method));
         signal.addEventListener("abort", entry.onAbort, { once: true });
       }
-      this.deps.send(message, options?.relatedRequestId).catch((error: unknown) => {
+      const sendOptions =
+        options?.relatedRequestId !== undefined || options?.probe
+          ? { relatedRequestId: options.relatedRequestId, probe: options.probe }
+          : undefined;
+      this.deps.send(message, sendOptions).catch((error: unknown) => {
         if (this.pending.get(id) !== entry) return;
         this.finish(entry);
         reject(

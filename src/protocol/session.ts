@@ -101,11 +101,7 @@ export class Session {
     this.transport = transport;
     this.options = options;
     this.outgoing = new OutgoingRequests({
-      send: (message, relatedRequestId) =>
-        this.transport.send(
-          message,
-          relatedRequestId === undefined ? undefined : { relatedRequestId },
-        ),
+      send: (message, sendOptions) => this.transport.send(message, sendOptions),
       cancelOnWire: (id, reason) => this.cancelOnWire(id, reason),
       defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
       maxTimeoutMs: options.maxRequestTimeoutMs ?? DEFAULTS.maxRequestTimeoutMs,

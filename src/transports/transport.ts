@@ -54,6 +54,12 @@ export interface SendOptions {
    * Transports with per-request streams (HTTP) use it for routing; byte streams ignore it.
    */
   relatedRequestId?: JsonRpcId;
+  /**
+   * The message is an era probe (`server/discover` sent to find out whether the server is
+   * modern). A transport that already knows its endpoint predates modern MCP may refuse it
+   * locally; any other request always goes on the wire.
+   */
+  probe?: boolean;
 }
 
 /**

@@ -189,6 +189,29 @@ describe("era detection over HTTP", () => {
     const methods = server!.requests.slice(before).flatMap((r) => (r.json ? [r.json.method] : []));
     assert.deepEqual(methods, ["initialize", "notifications/initialized"]);
   });
+
+  it("a client forcing modern still asks an endpoint cached as legacy (it may have changed)", async () => {
+    const cache = new Map<string, HttpFlavour>();
+    let upgraded = false;
+    const script = (request: Captured, res: ServerResponse) => {
+      if (upgraded && request.json?.method === "server/discover") {
+        return sendJson(res, 200, result(request, DISCOVER_RESULT));
+      }
+      legacyScript()(request, res);
+    };
+    await connect(script, { cache });
+    assert.equal(client!.era, "legacy");
+    await client!.close();
+    upgraded = true; // the server was upgraded in place
+    const before = server!.requests.length;
+    const transport = new HttpClientTransport(server!.url, { flavourCache: cache });
+    client = new McpClient({ clientInfo, era: "modern" });
+    await client.connect(transport);
+    assert.equal(client.era, "modern");
+    const methods = server!.requests.slice(before).flatMap((r) => (r.json ? [r.json.method] : []));
+    assert.deepEqual(methods, ["server/discover"]);
+    assert.equal(transport.flavour, "modern");
+  });
 });
 
 describe("legacy Streamable HTTP session", () => {

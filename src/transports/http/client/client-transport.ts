@@ -23,7 +23,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../../../jsonrpc/types.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../../transport.js";
+import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import {
   CachedLegacyError,
   endpointKey,
@@ -132,7 +132,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     this.receiver = receiver;
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  async send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.closing) throw new LocalError("closed", "the HTTP transport is closed");
     if (!("method" in message) || !("id" in message)) {
       if (this.sse) return this.sse.post(message);
@@ -146,7 +146,8 @@ export class HttpClientTransport implements Transport, HttpCarrier {
       if (this.sse) return await this.sse.post(message);
       if (message.method === "initialize") return await this.initialize(message, controller.signal);
       if (this.legacy.established) return await this.legacy.request(message, controller.signal);
-      if (this.flavourValue === "legacy" || this.flavourValue === "sse") {
+      // The cache answers probes only: a client that insists on modern still asks the server.
+      if (options?.probe && (this.flavourValue === "legacy" || this.flavourValue === "sse")) {
         throw new CachedLegacyError(endpointKey(this.url), this.flavourValue);
       }
       return await this.modernRequest(message, controller.signal, false);
