@@ -160,6 +160,22 @@ export function registerBasicTools(server: McpServer): void {
   );
   server.tool(
     {
+      name: "test_elicitation_url",
+      description: "Asks the user to finish a step in the browser (URL-mode elicitation)",
+      inputSchema: NO_ARGS,
+    },
+    async (_args, context) => {
+      const result = await context.elicit({
+        mode: "url",
+        message: "Sign in to the demo service to continue",
+        url: "https://example.com/mcpwire-demo/sign-in",
+        elicitationId: "demo-sign-in",
+      });
+      return `User response: action=${String(result.action)}`;
+    },
+  );
+  server.tool(
+    {
       name: "test_elicitation_sep1034_defaults",
       description: "Elicits a form whose fields carry defaults (SEP-1034)",
       inputSchema: NO_ARGS,

@@ -5,9 +5,11 @@
  * otherwise fail with a line that names the flag that would have answered.
  */
 import { readFileSync } from "node:fs";
+import { capabilitiesFromHandlers } from "../client/server-requests.js";
 import type { ClientHandlers, Root, ServerRequestHandler } from "../client/types.js";
 import { isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import type { ClientCapabilities } from "../protocol/mcp-types.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { promptElicitation } from "./input-prompts.js";
@@ -53,6 +55,16 @@ export function inputHandlers(
   // Without --root the capability is not declared, so servers know not to ask.
   if (roots) handlers.roots = () => roots;
   return handlers;
+}
+
+/**
+ * What the CLI declares for those handlers: both elicitation modes, since a form is asked field
+ * by field and a URL is shown to the user to open (or answered by --elicit / --decline).
+ */
+export function inputCapabilities(handlers: ClientHandlers): ClientCapabilities {
+  const capabilities = capabilitiesFromHandlers(handlers);
+  if (handlers.elicitation) capabilities.elicitation = { form: {}, url: {} };
+  return capabilities;
 }
 
 function elicitationHandler(

@@ -8,6 +8,7 @@ import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { Transport } from "../transports/transport.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
+import { inputCapabilities } from "./input-answers.js";
 import { WireLogTransport } from "./wire-log.js";
 
 /** Where a verb finds its server. */
@@ -175,6 +176,7 @@ export async function openClient(
     probeTimeoutMs:
       settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
     handlers: options.handlers,
+    capabilities: options.handlers ? inputCapabilities(options.handlers) : undefined,
     onNotification: options.onNotification,
     onProtocolError: (error) => {
       // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.

@@ -60,6 +60,15 @@ describe("input requests answered from flags", () => {
       assert.match(declined.stdout, /action=decline/);
     });
 
+    it(`URL-mode elicitation is declared and answered (${era})`, async () => {
+      const accepted = await call(era, "test_elicitation_url", "--elicit", "{}");
+      assert.equal(accepted.code, 0, accepted.stderr);
+      assert.equal(accepted.stdout, "User response: action=accept\n");
+      const declined = await call(era, "test_elicitation_url", "--decline");
+      assert.equal(declined.code, 0, declined.stderr);
+      assert.equal(declined.stdout, "User response: action=decline\n");
+    });
+
     it(`--sample-text and --sample-file answer sampling; without them the error names the flags (${era})`, async () => {
       const text = await call(
         era,
