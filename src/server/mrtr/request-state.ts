@@ -1,6 +1,14 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createRequire } from "node:module";
 import { InvalidParamsError, isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+
+// node:crypto takes ~3 ms to load, a tenth of a stdio server's start-up; only servers that
+// actually seal or open a requestState pay for it.
+let cryptoModule: typeof import("node:crypto") | undefined;
+function crypto(): typeof import("node:crypto") {
+  cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return cryptoModule;
+}
 
 /** Settings of the multi round-trip (MRTR) `requestState` codec. */
 export interface RequestStateOptions {
@@ -57,22 +65,20 @@ const DEFAULT_MAX_STATE = 64 * 1024;
  * secrets, only the answers the client itself gave and a hash of the principal.
  */
 export class RequestStateCodec {
-  private readonly keys: Buffer[];
+  /** Signing keys, newest first; the default random key is made on first use. */
+  private keysValue: Buffer[] | undefined;
   private readonly ttlMs: number;
   private readonly maxStateBytes: number;
   private readonly now: () => number;
 
   constructor(options: RequestStateOptions = {}) {
-    const secrets =
-      options.secret === undefined
-        ? [randomBytes(32)]
-        : Array.isArray(options.secret)
-          ? options.secret
-          : [options.secret];
-    if (secrets.length === 0) throw new Error("mrtr.secret needs at least one key");
-    this.keys = secrets.map((secret) => Buffer.from(secret));
-    for (const key of this.keys) {
-      if (key.length < 16) throw new Error("mrtr.secret keys must be at least 16 bytes");
+    if (options.secret !== undefined) {
+      const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
+      if (secrets.length === 0) throw new Error("mrtr.secret needs at least one key");
+      this.keysValue = secrets.map((secret) => Buffer.from(secret));
+      for (const key of this.keysValue) {
+        if (key.length < 16) throw new Error("mrtr.secret keys must be at least 16 bytes");
+      }
     }
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.maxStateBytes = options.maxStateBytes ?? DEFAULT_MAX_STATE;
@@ -134,8 +140,13 @@ export class RequestStateCodec {
     return { round: payload.r, answers: payload.a, asked: payload.q };
   }
 
+  private get keys(): Buffer[] {
+    this.keysValue ??= [crypto().randomBytes(32)];
+    return this.keysValue;
+  }
+
   private sign(key: Buffer, body: string): Buffer {
-    return createHmac("sha256", key).update(body).digest();
+    return crypto().createHmac("sha256", key).update(body).digest();
   }
 
   private verify(body: string, mac: Buffer): boolean {
@@ -143,7 +154,7 @@ export class RequestStateCodec {
     for (const key of this.keys) {
       const expected = this.sign(key, body);
       // Check every key (no early exit) so timing says nothing about which one matched.
-      if (expected.length === mac.length && timingSafeEqual(expected, mac)) ok = true;
+      if (expected.length === mac.length && crypto().timingSafeEqual(expected, mac)) ok = true;
     }
     return ok;
   }
@@ -180,5 +191,5 @@ function principalHash(principal: unknown): string | undefined {
   } catch {
     text = String(principal);
   }
-  return createHash("sha256").update(text).digest("base64url").slice(0, 22);
+  return crypto().createHash("sha256").update(text).digest("base64url").slice(0, 22);
 }
