@@ -16,7 +16,7 @@ import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/ve
 import type { Transport } from "../transports/transport.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
-import type { ServerCore } from "./server-core.js";
+import type { LegacySessionView, ServerCore } from "./server-core.js";
 import { parseFilter, serveListen } from "./subscriptions.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
@@ -39,6 +39,20 @@ interface LegacyState {
 }
 
 /**
+ * What a legacy connection negotiated, as plain JSON: enough for another process to carry the
+ * session on (a legacy HTTP session rebuilt after a restart) without a new `initialize`.
+ */
+export interface LegacySnapshot {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  /** Whether `notifications/initialized` has arrived. */
+  initialized: boolean;
+  logLevel?: LoggingLevel;
+  subscriptions: string[];
+}
+
+/**
  * One client connection to an McpServer: a Session plus what the era rules need. A request
  * carrying modern `_meta` is served statelessly; `initialize` switches the connection to legacy
  * semantics for the versions it negotiated.
@@ -47,6 +61,8 @@ export class ServerConnection {
   readonly session: Session;
   private readonly core: ServerCore;
   private legacy: LegacyState | undefined;
+  /** Legacy: per subscribed uri, what the event source's watch() gave back (when it has one). */
+  private readonly watches = new Map<string, Promise<() => void>>();
 
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
@@ -59,6 +75,20 @@ export class ServerConnection {
     this.session.setNotificationHandler("notifications/initialized", () => {
       if (this.legacy) this.legacy.initialized = true;
     });
+    void this.session.closed.then(() => this.legacyEnded());
+  }
+
+  /** This connection's legacy session once initialized (for servers that relay another). */
+  get legacySession(): LegacySessionView | undefined {
+    const legacy = this.legacy;
+    if (!legacy?.initialized) return undefined;
+    const { session } = this;
+    return {
+      clientCapabilities: legacy.clientCapabilities,
+      logLevel: legacy.logLevel,
+      notify: (method, params) => session.notify(method, params),
+      request: (method, params, options) => session.request(method, params, options),
+    };
   }
 
   get era(): Era | undefined {
@@ -78,6 +108,80 @@ export class ServerConnection {
   notifyResourceUpdated(uri: string): void {
     if (!this.legacy?.subscriptions.has(uri)) return;
     void this.session.notify("notifications/resources/updated", { uri }).catch(() => {});
+  }
+
+  private async subscribe(legacy: LegacyState, uri: string): Promise<void> {
+    const source = this.core.subscriptionEvents;
+    const { watches } = this;
+    if (source.watch && !watches.has(uri)) {
+      const watching = source.watch(uri);
+      watches.set(uri, watching);
+      try {
+        await watching;
+      } catch (error) {
+        if (watches.get(uri) === watching) watches.delete(uri);
+        throw error;
+      }
+      // Unsubscribed (or the session ended) while the watch was being set up.
+      if (watches.get(uri) !== watching) return;
+    }
+    legacy.subscriptions.add(uri);
+  }
+
+  private unsubscribe(legacy: LegacyState, uri: string): void {
+    legacy.subscriptions.delete(uri);
+    const watching = this.watches.get(uri);
+    this.watches.delete(uri);
+    watching?.then(
+      (stop) => stop(),
+      () => {},
+    );
+  }
+
+  /** The session is gone: what it watched is released, and a relay hears its level went. */
+  private legacyEnded(): void {
+    const legacy = this.legacy;
+    if (!legacy) return;
+    for (const uri of [...this.watches.keys()]) this.unsubscribe(legacy, uri);
+    if (legacy.logLevel !== undefined) {
+      legacy.logLevel = undefined;
+      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
+    }
+  }
+
+  /** What `initialize` established here (and changed since); undefined before it. */
+  legacySnapshot(): LegacySnapshot | undefined {
+    const legacy = this.legacy;
+    if (!legacy) return undefined;
+    const snapshot: LegacySnapshot = {
+      protocolVersion: legacy.protocolVersion,
+      clientCapabilities: legacy.clientCapabilities,
+      initialized: legacy.initialized,
+      subscriptions: [...legacy.subscriptions],
+    };
+    if (legacy.clientInfo !== undefined) snapshot.clientInfo = legacy.clientInfo;
+    if (legacy.logLevel !== undefined) snapshot.logLevel = legacy.logLevel;
+    return snapshot;
+  }
+
+  /** Carries on a legacy session negotiated elsewhere, as if its `initialize` had come here. */
+  restoreLegacy(snapshot: LegacySnapshot): void {
+    const legacy: LegacyState = {
+      protocolVersion: snapshot.protocolVersion,
+      clientCapabilities: snapshot.clientCapabilities,
+      clientInfo: snapshot.clientInfo,
+      initialized: snapshot.initialized,
+      logLevel: snapshot.logLevel,
+      subscriptions: new Set(),
+    };
+    this.legacy = legacy;
+    // Subscribed again here, so that whatever watches the resources in this process hears of it.
+    for (const uri of snapshot.subscriptions) {
+      void this.subscribe(legacy, uri).catch((error) => this.core.reportError(error));
+    }
+    if (legacy.logLevel !== undefined) {
+      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
+    }
   }
 
   private async dispatch(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
@@ -103,6 +207,7 @@ export class ServerConnection {
       throw new InvalidParamsError('initialize needs a string "protocolVersion"');
     }
     const protocolVersion = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION;
+    this.legacyEnded(); // a second initialize starts afresh
     this.legacy = {
       protocolVersion,
       clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
@@ -213,13 +318,14 @@ export class ServerConnection {
       case "logging/setLevel": {
         if (!isLoggingLevel(params.level)) throw new InvalidParamsError("Unknown logging level");
         legacy.logLevel = params.level;
+        await this.core.legacyLogLevelsChanged?.();
         return {};
       }
       case "resources/subscribe":
       case "resources/unsubscribe": {
         if (typeof params.uri !== "string") throw new InvalidParamsError(`${method} needs a "uri"`);
-        if (method === "resources/subscribe") legacy.subscriptions.add(params.uri);
-        else legacy.subscriptions.delete(params.uri);
+        if (method === "resources/subscribe") await this.subscribe(legacy, params.uri);
+        else this.unsubscribe(legacy, params.uri);
         return {};
       }
       case "server/discover":

@@ -35,6 +35,8 @@ export interface HandlerContext extends RequestFacts {
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Request-scoped log: sent only at or above the level this request (or legacy session) asked for. */
   log: RequestLogger;
+  /** The least severe level `log` sends; undefined when this request gets no logs at all. */
+  logLevel?: LoggingLevel;
   /** Throws -32021 (MissingRequiredClientCapability) unless the client declared all of these. */
   requireClientCapabilities(required: Record<string, JsonObject>): void;
   /**
@@ -186,6 +188,7 @@ export function createHandlerContext(inputs: ContextInputs): HandlerContext {
     principal: inputs.principal,
     meta: inputs.meta,
     log,
+    logLevel: inputs.logLevel,
     requireClientCapabilities,
     elicit: (params, options) => askOne("elicitation/create", params, options),
     sample: (params, options) => askOne("sampling/createMessage", params, options),

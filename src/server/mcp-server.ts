@@ -25,7 +25,12 @@ import {
   type ToolHandler,
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
-import { DEFAULT_CACHE_HINTS, type McpServerOptions, type ServerCore } from "./server-core.js";
+import {
+  DEFAULT_CACHE_HINTS,
+  type LegacySessionView,
+  type McpServerOptions,
+  type ServerCore,
+} from "./server-core.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -113,6 +118,16 @@ export class McpServer implements ServerCore {
    */
   async close(): Promise<void> {
     await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
+  }
+
+  /** The initialized legacy sessions, oldest first (for servers that relay another). */
+  legacySessions(): LegacySessionView[] {
+    const sessions: LegacySessionView[] = [];
+    for (const connection of this.connections) {
+      const view = connection.legacySession;
+      if (view) sessions.push(view);
+    }
+    return sessions;
   }
 
   capabilities(era: Era): ServerCapabilities {

@@ -1,6 +1,12 @@
 import type { JsonObject } from "../jsonrpc/types.js";
-import type { CacheHint, Implementation, ServerCapabilities } from "../protocol/mcp-types.js";
-import type { SessionOptions } from "../protocol/session.js";
+import type {
+  CacheHint,
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  ServerCapabilities,
+} from "../protocol/mcp-types.js";
+import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
@@ -60,6 +66,29 @@ export interface ServerCore {
   /** Adds resultType, caching hints and serverInfo to a modern result. */
   decorateModern(method: string, result: JsonObject): JsonObject;
   reportError(error: Error): void;
+  /**
+   * Optional, for servers that relay another server (the gateway): a legacy session's
+   * logging/setLevel changed its level, or a session that had set one ended. Awaited before
+   * setLevel is answered.
+   */
+  legacyLogLevelsChanged?(): void | Promise<void>;
+}
+
+/**
+ * An initialized legacy (`initialize`) session, as a server that relays another one sees it:
+ * what the client declared and asked for, and a way to reach it outside any request of its.
+ */
+export interface LegacySessionView {
+  readonly clientCapabilities: ClientCapabilities;
+  /** What logging/setLevel asked for; undefined until the client sends it. */
+  readonly logLevel: LoggingLevel | undefined;
+  /** A notification tied to no request (Streamable HTTP: on the session's GET stream). */
+  notify(method: string, params: JsonObject): Promise<void>;
+  /**
+   * A server-to-client request tied to no request of the client's (Streamable HTTP: on the GET
+   * stream; rejects at once when the client has none open).
+   */
+  request(method: string, params: JsonObject, options?: RequestOptions): Promise<JsonObject>;
 }
 
 export const DEFAULT_CACHE_HINTS: Required<CachingOptions> = {

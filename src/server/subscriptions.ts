@@ -25,6 +25,14 @@ export interface SubscriptionEventSource {
   publish(event: SubscriptionEvent): void;
   /** Returns the function that stops listening. */
   subscribe(listener: SubscriptionEventListener): () => void;
+  /**
+   * Optional, for a source fed by another server (a gateway relaying its child): a client
+   * began wanting `notifications/resources/updated` for `uri` (a listen stream's
+   * resourceSubscriptions, a legacy resources/subscribe). Resolves once updates will flow,
+   * with the function to call when that client stops wanting them. A rejection refuses the
+   * uri: a listen stream leaves it out of its acknowledgement, resources/subscribe fails.
+   */
+  watch?(uri: string): Promise<() => void>;
 }
 
 /** One process, no persistence: every listener hears every event published after it joined. */
@@ -114,18 +122,38 @@ export interface ListenInputs {
  * signal aborts. Resolves with the completion result; the session sends it only when the server
  * ended the stream (shutdown), never after the client cancelled or the stream closed.
  */
-export function serveListen(inputs: ListenInputs): Promise<JsonObject> {
-  const { id, signal, notify } = inputs;
-  const filter = honouredFilter(inputs.requested, inputs.capabilities);
+export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
+  const { id, signal, notify, source } = inputs;
+  let filter = honouredFilter(inputs.requested, inputs.capabilities);
+  const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
+  const releases: Array<() => void> = [];
+  if (source.watch && filter.resourceSubscriptions?.length) {
+    // The acknowledgement must only promise what will flow: uris the source refused are left out.
+    const watch = source.watch.bind(source);
+    const uris = filter.resourceSubscriptions;
+    const outcomes = await Promise.allSettled(uris.map((uri) => watch(uri)));
+    const kept: string[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status !== "fulfilled") return;
+      releases.push(outcome.value);
+      kept.push(uris[index]!);
+    });
+    filter = { ...filter, resourceSubscriptions: kept };
+  }
+  const release = () => {
+    for (const stop of releases.splice(0)) stop();
+  };
+  if (signal.aborted) {
+    release();
+    return completion;
+  }
   const tagged = (params: JsonObject): JsonObject => ({
     ...params,
     _meta: { [META.subscriptionId]: id },
   });
-  const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
-  if (signal.aborted) return Promise.resolve(completion);
   // Sent before joining the source, in one synchronous step: nothing can overtake it.
   void notify("notifications/subscriptions/acknowledged", tagged({ notifications: { ...filter } }));
-  const unsubscribe = inputs.source.subscribe((event) => {
+  const unsubscribe = source.subscribe((event) => {
     if (signal.aborted) return;
     const notification = notificationFor(event, filter);
     if (notification) void notify(notification.method, tagged(notification.params));
@@ -135,6 +163,7 @@ export function serveListen(inputs: ListenInputs): Promise<JsonObject> {
       "abort",
       () => {
         unsubscribe();
+        release();
         resolve(completion);
       },
       { once: true },

@@ -25,12 +25,23 @@ export {
   parseEventId,
   type StoredEvent,
 } from "./legacy/event-store.js";
+export { FileEventStore, type FileEventStoreOptions } from "./legacy/file-event-store.js";
+export {
+  FileSessionRecordStore,
+  type FileSessionRecordStoreOptions,
+} from "./legacy/file-session-records.js";
 export {
   ASSUMED_LEGACY_VERSION,
   LegacyHandler,
   type LegacyOptions,
 } from "./legacy/legacy-handler.js";
-export { LegacySession } from "./legacy/legacy-session.js";
+export { LegacySession, RESTARTED_BEFORE_REPLY } from "./legacy/legacy-session.js";
+export {
+  InMemorySessionRecordStore,
+  type SessionRecord,
+  type SessionRecordStore,
+  type StreamRecord,
+} from "./legacy/session-records.js";
 export { InMemorySessionStore, type SessionStore } from "./legacy/session-store.js";
 export type { LegacySseOptions } from "./legacy/sse-fallback.js";
 export {

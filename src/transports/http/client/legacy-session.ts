@@ -12,6 +12,8 @@ import { brokenStream, readSseReply, type StreamPosition } from "./reply-reader.
 
 const DEFAULT_RECONNECT_DELAY_MS = 1000;
 const DEFAULT_MAX_RECONNECTS = 5;
+/** Failed reconnections in a row back off up to this (ms); a longer server `retry` still wins. */
+const MAX_BACKOFF_MS = 30_000;
 
 export class LegacySession {
   sessionId: string | undefined;
@@ -167,6 +169,8 @@ export class LegacySession {
   /**
    * The reply from a 2xx POST answer; an SSE stream that breaks before the reply is resumed
    * with GET + Last-Event-ID after the server's `retry` delay (2025-11-25 "Resumability").
+   * A server that is briefly away (restarting: connection refused, 5xx) is tried again with
+   * backoff, up to `maxReconnects` attempts in a row without a new event.
    */
   private async replyWithResume(
     request: JsonRpcRequest,
@@ -180,31 +184,48 @@ export class LegacySession {
       return reply;
     }
     const position: StreamPosition = {};
-    let body: ReadableStream<Uint8Array> = response.body;
-    for (let attempt = 0; ; attempt += 1) {
-      let failure: unknown;
-      try {
-        const reply = await readSseReply(body, request.id, this.carrier.sink, position);
-        if (reply) return reply;
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        failure = error;
+    let body: ReadableStream<Uint8Array> | undefined = response.body;
+    let failure: unknown;
+    let failures = 0;
+    for (;;) {
+      if (body) {
+        const cursor = position.lastEventId;
+        try {
+          const reply = await readSseReply(body, request.id, this.carrier.sink, position);
+          if (reply) return reply;
+        } catch (error) {
+          if (signal.aborted) throw signal.reason;
+          failure = error;
+        }
+        // A connection that moved the cursor made progress: only failures in a row count.
+        if (position.lastEventId !== cursor) failures = 0;
       }
-      if (position.lastEventId === undefined || attempt >= this.maxReconnects) {
+      if (position.lastEventId === undefined || failures >= this.maxReconnects) {
         throw brokenStream(request.method, failure);
       }
-      await delay(position.retryMs ?? this.reconnectDelayMs, signal);
-      const resumed = await this.carrier.fetch(this.carrier.url, {
-        method: "GET",
-        headers: await this.headers("text/event-stream", position.lastEventId),
-        signal,
-      });
-      const resumedType = resumed.headers.get("content-type") ?? "";
-      if (!resumed.ok || !resumedType.includes("text/event-stream") || !resumed.body) {
-        await resumed.body?.cancel().catch(() => {});
-        throw brokenStream(request.method, new Error(`resumption answered HTTP ${resumed.status}`));
+      failures += 1;
+      await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), signal);
+      body = undefined;
+      try {
+        const resumed = await this.carrier.fetch(this.carrier.url, {
+          method: "GET",
+          headers: await this.headers("text/event-stream", position.lastEventId),
+          signal,
+        });
+        const resumedType = resumed.headers.get("content-type") ?? "";
+        if (resumed.ok && resumedType.includes("text/event-stream") && resumed.body) {
+          body = resumed.body;
+        } else {
+          await resumed.body?.cancel().catch(() => {});
+          failure = new Error(`resumption answered HTTP ${resumed.status}`);
+          // The session or the stream is gone, or resumption is refused: no point in retrying.
+          if (isFinalRefusal(resumed.status)) throw brokenStream(request.method, failure);
+        }
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (error instanceof LocalError) throw error;
+        failure = error;
       }
-      body = resumed.body;
     }
   }
 
@@ -245,12 +266,26 @@ export class LegacySession {
         return;
       }
       try {
-        await delay(position.retryMs ?? this.reconnectDelayMs, signal);
+        await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), signal);
       } catch {
         return;
       }
     }
   }
+}
+
+/**
+ * The wait before reconnection attempt number `failures` in a row: the server's `retry` (or
+ * our default) first, doubling after each failure up to MAX_BACKOFF_MS.
+ */
+function backoff(retryMs: number, failures: number): number {
+  if (failures <= 1) return retryMs;
+  return Math.max(retryMs, Math.min(retryMs * 2 ** (failures - 1), MAX_BACKOFF_MS));
+}
+
+/** A 4xx other than timeout or rate limiting: asking again gets the same answer. */
+function isFinalRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /** Waits `ms`, or rejects with the signal's reason when it aborts first. */

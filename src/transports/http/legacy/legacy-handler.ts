@@ -3,15 +3,25 @@
  * session, later POSTs name it with `Mcp-Session-Id`, GET opens (or with `Last-Event-ID`
  * resumes) an SSE stream, DELETE ends the session, idle sessions expire.
  */
-import { ErrorCode } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
 import type { McpServer } from "../../../server/mcp-server.js";
 import type { MessageContext } from "../../transport.js";
-import { jsonResponse } from "../exchange.js";
 import { HEADER } from "../headers.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
-import { LegacySession } from "./legacy-session.js";
+import {
+  acceptsEventStream,
+  conflict,
+  errorResponse,
+  restarting,
+  samePrincipal,
+} from "./legacy-responses.js";
+import { LegacySession, type LegacySessionOptions } from "./legacy-session.js";
+import {
+  InMemorySessionRecordStore,
+  principalKey,
+  type SessionRecordStore,
+} from "./session-records.js";
 import { InMemorySessionStore, type SessionStore } from "./session-store.js";
 import { type LegacyResponseMode, PostReply } from "./session-transport.js";
 
@@ -32,6 +42,19 @@ export interface LegacyOptions {
   disconnectAfterPriming?: boolean | ((method: string, params: unknown) => boolean);
   /** Sessions at once; `initialize` beyond this gets 503. Default 10,000. */
   maxSessions?: number;
+  /**
+   * Where session records are kept, so that a process which does not hold a session (a
+   * restarted server) rebuilds it on its next request, without a new `initialize`. Pass a
+   * durable one (FileSessionRecordStore, with a FileEventStore as `eventStore`) to survive
+   * restarts: `close()` then suspends sessions instead of ending them. Default: in memory, and
+   * `close()` ends every session.
+   */
+  sessionRecords?: SessionRecordStore;
+  /**
+   * When `sessionRecords` is given: how long `close()` lets running requests finish (their
+   * events still go to the event store) before it stops them. Default 5 s.
+   */
+  shutdownGraceMs?: number;
 }
 
 /** Version assumed when a legacy request carries no MCP-Protocol-Version header. */
@@ -40,6 +63,7 @@ export const ASSUMED_LEGACY_VERSION = "2025-03-26";
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_RETRY_MS = 1_000;
 const DEFAULT_MAX_SESSIONS = 10_000;
+const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 export interface LegacyRequest {
   request: Request;
@@ -59,9 +83,14 @@ export class LegacyHandler {
   private readonly settings: LegacyHandlerSettings;
   private readonly sessions: SessionStore<LegacySession>;
   private readonly events: EventStore;
+  private readonly records: SessionRecordStore;
+  /** Sessions outlive this handler: their records are someone else's (a durable store). */
+  private readonly suspendOnClose: boolean;
   private readonly idleMs: number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly rebuilding = new Map<string, Promise<LegacySession | undefined>>();
   private count = 0;
+  private closing = false;
 
   constructor(server: McpServer, options: LegacyOptions, settings: LegacyHandlerSettings) {
     this.server = server;
@@ -69,6 +98,8 @@ export class LegacyHandler {
     this.settings = settings;
     this.sessions = options.sessionStore ?? new InMemorySessionStore();
     this.events = options.eventStore ?? new InMemoryEventStore();
+    this.records = options.sessionRecords ?? new InMemorySessionRecordStore();
+    this.suspendOnClose = options.sessionRecords !== undefined;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.idleMs / 2 + 10));
     this.sweeper.unref();
@@ -83,7 +114,7 @@ export class LegacyHandler {
     const isInitialize = "method" in message && "id" in message && message.method === "initialize";
     if (isInitialize && sessionId === null) return this.initialize(message, base, principal);
 
-    const found = this.lookup(sessionId, principal, base);
+    const found = await this.lookup(sessionId, principal, base);
     if (found instanceof Response) return found;
     const session = found;
     const headers = session.headersFor(base);
@@ -92,10 +123,12 @@ export class LegacyHandler {
 
     const context: MessageContext = { headers: request.headers, principal };
     if (!("method" in message) || !("id" in message)) {
-      // Notifications and the client's answers to server requests.
-      session.transport.deliver(message, context);
+      // Notifications and the client's answers to server requests (also while shutting down:
+      // a request finishing in its grace period may be waiting for one).
+      session.deliver(message, context);
       return new Response(null, { status: 202, headers });
     }
+    if (this.closing) return restarting(message.id, headers);
     if (session.transport.has(message.id)) {
       return errorResponse(
         message.id,
@@ -104,7 +137,7 @@ export class LegacyHandler {
         headers,
       );
     }
-    const reply = this.newReply(session, message.method, message.params, headers);
+    const reply = this.newReply(session, message.id, message.method, message.params, headers);
     session.transport.deliverRequest(message, reply, context);
     return reply.response;
   }
@@ -114,7 +147,9 @@ export class LegacyHandler {
     if (!acceptsEventStream(request.headers.get("accept"))) {
       return errorResponse(null, "Not Acceptable: Accept must list text/event-stream", 406, base);
     }
-    const found = this.lookup(request.headers.get(HEADER.sessionId), principal, base);
+    // Resumptions go to the next process, which serves what this one still writes meanwhile.
+    if (this.closing && this.suspendOnClose) return restarting(null, base);
+    const found = await this.lookup(request.headers.get(HEADER.sessionId), principal, base);
     if (found instanceof Response) return found;
     const session = found;
     const headers = session.headersFor(base);
@@ -131,15 +166,46 @@ export class LegacyHandler {
 
   /** DELETE: ends the session. */
   async delete({ request, base, principal }: LegacyRequest): Promise<Response> {
-    const found = this.lookup(request.headers.get(HEADER.sessionId), principal, base);
+    const found = await this.lookup(request.headers.get(HEADER.sessionId), principal, base);
     if (found instanceof Response) return found;
     await this.end(found);
     return new Response(null, { status: 204, headers: base });
   }
 
+  /**
+   * Without a durable record store: ends every session. With one (a restart): live SSE
+   * connections end at once with a `retry` hint, so clients start reconnecting; running requests
+   * get `shutdownGraceMs` to finish, their events going to the event store; then the sessions
+   * are suspended, for the next process to rebuild and serve their resumptions.
+   */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all([...this.sessions.values()].map((session) => this.end(session)));
+    this.closing = true;
+    if (!this.suspendOnClose) {
+      await Promise.all([...this.sessions.values()].map((session) => this.end(session)));
+      return;
+    }
+    await Promise.allSettled(this.rebuilding.values());
+    const sessions = [...this.sessions.values()];
+    for (const session of sessions) session.disconnectStreams();
+    const grace = this.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(sessions.map((session) => session.transport.drained())),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, grace);
+      }),
+    ]);
+    clearTimeout(timer);
+    await Promise.all(
+      sessions.map(async (session) => {
+        if (this.sessions.get(session.id) === session) {
+          this.sessions.delete(session.id);
+          this.count--;
+        }
+        await session.suspend();
+      }),
+    );
   }
 
   private async initialize(
@@ -150,16 +216,13 @@ export class LegacyHandler {
     if (this.count >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
       return errorResponse(message.id, "Too many sessions; try again later", 503, base);
     }
-    const session = new LegacySession(this.server, {
-      store: this.events,
-      keepAliveMs: this.settings.keepAliveMs,
-      retryMs: this.options.retryMs ?? DEFAULT_RETRY_MS,
-      principal,
-    });
+    if (this.closing) return restarting(message.id, base);
+    const session = new LegacySession(this.server, this.sessionOptions(principal));
     this.sessions.set(session.id, session);
     this.count++;
     // The initialize answer is plain JSON: nothing is related to it yet, and no polling.
     const reply = new PostReply("initialize", session, {
+      requestId: message.id,
       mode: "auto",
       disconnectAfterPriming: false,
       baseHeaders: session.headersFor(base),
@@ -176,8 +239,21 @@ export class LegacyHandler {
     return response;
   }
 
+  private sessionOptions(principal: unknown): LegacySessionOptions {
+    return {
+      store: this.events,
+      records: this.records,
+      keepAliveMs: this.settings.keepAliveMs,
+      retryMs: this.options.retryMs ?? DEFAULT_RETRY_MS,
+      principal,
+      recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
+      onError: (error) => this.server.reportError(error),
+    };
+  }
+
   private newReply(
     session: LegacySession,
+    requestId: JsonRpcId,
     method: string,
     params: unknown,
     headers: Headers,
@@ -186,6 +262,7 @@ export class LegacyHandler {
     const disconnect =
       typeof poll === "function" ? poll(method, params) : poll === true && method !== "initialize";
     return new PostReply(method, session, {
+      requestId,
       mode: this.settings.responseMode,
       // Without a priming event there is no cursor to resume from.
       disconnectAfterPriming: disconnect && (session.protocolVersion ?? "") >= "2025-11-25",
@@ -193,16 +270,21 @@ export class LegacyHandler {
     });
   }
 
-  /** The session a request names, or the response to send instead. */
-  private lookup(
+  /**
+   * The session a request names (rebuilt from its record when this process does not hold it),
+   * or the response to send instead.
+   */
+  private async lookup(
     sessionId: string | null,
     principal: unknown,
     base: Headers,
-  ): LegacySession | Response {
+  ): Promise<LegacySession | Response> {
     if (sessionId === null || sessionId.trim() === "") {
       return errorResponse(null, `Bad Request: ${HEADER.sessionId} header is required`, 400, base);
     }
-    const session = this.sessions.get(sessionId.trim());
+    const id = sessionId.trim();
+    let session = this.sessions.get(id);
+    if (!session && !this.closing) session = await this.rebuild(id, principal);
     if (!session || session.closed || this.expired(session)) {
       if (session) void this.end(session);
       return errorResponse(null, "Session not found", 404, base);
@@ -212,6 +294,40 @@ export class LegacyHandler {
       return errorResponse(null, "Session not found", 404, base);
     }
     session.touch();
+    return session;
+  }
+
+  /** One rebuild per session id at a time; undefined when no live record allows one. */
+  private rebuild(id: string, principal: unknown): Promise<LegacySession | undefined> {
+    let pending = this.rebuilding.get(id);
+    if (!pending) {
+      pending = this.load(id, principal).finally(() => this.rebuilding.delete(id));
+      this.rebuilding.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async load(id: string, principal: unknown): Promise<LegacySession | undefined> {
+    const record = await this.records.load(id);
+    if (!record) return undefined;
+    if (Date.now() - record.lastUsed > this.idleMs) {
+      await this.records.delete(id);
+      await this.events.forgetSession(id);
+      return undefined;
+    }
+    // Someone else holding the id learns nothing (and rebuilds nothing).
+    if (record.principal !== principalKey(principal)) return undefined;
+    const session = await LegacySession.rebuild(
+      this.server,
+      this.sessionOptions(principal),
+      record,
+    );
+    if (this.closing || this.sessions.get(id)) {
+      await session.suspend();
+      return this.sessions.get(id);
+    }
+    this.sessions.set(id, session);
+    this.count++;
     return session;
   }
 
@@ -237,6 +353,18 @@ export class LegacyHandler {
       if (session.busy) session.touch();
       else if (this.expired(session)) void this.end(session);
     }
+    void this.expireRecords().catch((error) => this.server.reportError(error));
+  }
+
+  /** Records nobody used for too long (held by no process, or by one that died) go. */
+  private async expireRecords(): Promise<void> {
+    const removed = (await this.records.removeIdle?.(Date.now() - this.idleMs)) ?? [];
+    for (const id of removed) {
+      const held = this.sessions.get(id);
+      // Alive here after all (its last use not written yet): it keeps its record.
+      if (held && !held.closed) held.persist();
+      else await this.events.forgetSession(id);
+    }
   }
 
   private async end(session: LegacySession): Promise<void> {
@@ -246,34 +374,4 @@ export class LegacyHandler {
     }
     await session.close();
   }
-}
-
-function samePrincipal(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return false;
-  }
-}
-
-function conflict(headers: Headers): Response {
-  return errorResponse(null, "Conflict: this stream is already connected", 409, headers);
-}
-
-function errorResponse(
-  id: JsonRpcId | null,
-  message: string,
-  status: number,
-  headers: Headers,
-): Response {
-  const error = { code: ErrorCode.InvalidRequest, message };
-  return jsonResponse({ jsonrpc: "2.0", id, error }, status, headers);
-}
-
-function acceptsEventStream(accept: string | null): boolean {
-  if (!accept) return false;
-  return accept
-    .split(",")
-    .some((part) => (part.split(";")[0] ?? "").trim().toLowerCase() === "text/event-stream");
 }

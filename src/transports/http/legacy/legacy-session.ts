@@ -1,24 +1,52 @@
 /**
  * One legacy Streamable HTTP session: its Transport (connected to the McpServer), its logical
- * SSE streams (POST replies and the standalone GET stream) and what it negotiated.
+ * SSE streams (POST replies and the standalone GET stream) and what it negotiated. A record of it
+ * is kept in a SessionRecordStore, so that another process can rebuild it after a restart.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { isPlainObject } from "../../../jsonrpc/errors.js";
-import type { JsonRpcResponse } from "../../../jsonrpc/types.js";
+import { ErrorCode, isPlainObject } from "../../../jsonrpc/errors.js";
+import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../../jsonrpc/types.js";
 import type { ServerConnection } from "../../../server/connection.js";
 import type { McpServer } from "../../../server/mcp-server.js";
+import type { MessageContext } from "../../transport.js";
 import { HEADER } from "../headers.js";
 import { formatSseEvent, SseStream } from "../sse.js";
 import { type EventStore, parseEventId } from "./event-store.js";
 import { ResumableStream } from "./resumable-stream.js";
+import {
+  principalKey,
+  RecordWriter,
+  type SessionRecord,
+  type SessionRecordStore,
+} from "./session-records.js";
 import { LegacySessionTransport } from "./session-transport.js";
 
 export interface LegacySessionOptions {
   store: EventStore;
+  records: SessionRecordStore;
   keepAliveMs: number;
   retryMs: number;
   principal: unknown;
+  /** A use is written to the record when the last one written is older than this (ms). */
+  recordUseEveryMs: number;
+  /** Where failures to write the record go. */
+  onError(error: Error): void;
 }
+
+/**
+ * The reply a rebuilt session gives to a request that was still running when the previous
+ * process died (kill -9, or a grace period that ran out): nothing here can finish it, and a
+ * client waiting on the stream must not hang. InternalError, because the client did nothing wrong.
+ */
+export const RESTARTED_BEFORE_REPLY = "The server restarted before it completed this request";
+
+/** Methods whose success changes what the session keeps (so the record is written again). */
+const STATE_METHODS = new Set([
+  "initialize",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
 
 /** Revisions whose clients understand the empty-data priming event. */
 const PRIMING_SINCE = "2025-11-25";
@@ -42,16 +70,53 @@ export class LegacySession {
   private readonly streams = new Map<string, ResumableStream>();
   private standaloneStream: ResumableStream | undefined;
   private closing: Promise<void> | undefined;
+  private readonly recorder: RecordWriter;
+  /** The principal as the record keeps it; undefined when it cannot be (no record then). */
+  private readonly principalJson: string | null | undefined;
+  private recordedUse = 0;
+  /** Set while a rebuild restores streams: one record is written at the end instead. */
+  private restoring = false;
 
-  constructor(server: McpServer, options: LegacySessionOptions) {
-    this.id = newSessionId();
+  /** `id`: the id of a session being rebuilt; a new one is minted otherwise. */
+  constructor(server: McpServer, options: LegacySessionOptions, id?: string) {
+    this.id = id ?? newSessionId();
     this.options = options;
     this.principal = options.principal;
+    this.principalJson = principalKey(options.principal);
+    this.recorder = new RecordWriter(options.records, options.onError);
     this.transport = new LegacySessionTransport({
       standalone: () => this.standaloneStream,
-      initialized: (reply) => this.onInitialized(reply),
+      replied: (method, reply) => this.onReplied(method, reply),
     });
     this.connection = server.connect(this.transport);
+  }
+
+  /**
+   * Carries on a session that another process (or handler) recorded: the connection takes the
+   * negotiated state without an `initialize`, the standalone stream continues where it was, and
+   * each request stream left without its reply gets an error reply (RESTARTED_BEFORE_REPLY) so
+   * that a client resuming it hears the end; streams that have their reply are served from the
+   * event store as they are.
+   */
+  static async rebuild(
+    server: McpServer,
+    options: LegacySessionOptions,
+    record: SessionRecord,
+  ): Promise<LegacySession> {
+    const session = new LegacySession(server, options, record.id);
+    session.connection.restoreLegacy(record.state);
+    session.protocolVersion = record.state.protocolVersion;
+    session.restoring = true;
+    try {
+      for (const { id, requestId } of record.streams) {
+        await session.restoreStream(id, requestId);
+      }
+    } finally {
+      session.restoring = false;
+    }
+    session.lastSeen = Date.now();
+    session.persist();
+    return session;
   }
 
   /** The headers of one response in this session: that request's CORS plus Mcp-Session-Id. */
@@ -74,25 +139,51 @@ export class LegacySession {
 
   touch(): void {
     this.lastSeen = Date.now();
+    if (this.lastSeen - this.recordedUse >= this.options.recordUseEveryMs) this.persist();
   }
 
-  /** A new logical stream, findable by its id until it has ended and disconnected. */
-  newStream(): ResumableStream {
+  /** A client notification or answer; `initialized` changes what the record keeps. */
+  deliver(message: JsonRpcMessage, context: MessageContext): void {
+    this.transport.deliver(message, context);
+    if ("method" in message && message.method === "notifications/initialized") this.persist();
+  }
+
+  /**
+   * A new logical stream (answering `requestId`, or the standalone one), findable by its id
+   * until it has ended and disconnected. The record names it before its first event id exists.
+   */
+  newStream(
+    requestId?: JsonRpcId,
+    restored?: { streamId: string; lastSeq: number },
+  ): ResumableStream {
     // Random ids: a cursor from another session can never name one of ours by accident.
-    const streamId = randomBytes(9).toString("base64url");
+    const streamId = restored?.streamId ?? randomBytes(9).toString("base64url");
     const stream = new ResumableStream({
       sessionId: this.id,
       streamId,
+      requestId,
       store: this.options.store,
       keepAliveMs: this.options.keepAliveMs,
       retryMs: this.options.retryMs,
       priming: (this.protocolVersion ?? "") >= PRIMING_SINCE,
+      initialSeq: restored?.lastSeq,
+      // No record write here: the next one leaves the stream out, and until then a rebuild
+      // finds its reply in the event store and leaves it alone (one write per stream, not two).
       onFinished: () => {
         if (this.streams.get(streamId) === stream) this.streams.delete(streamId);
       },
     });
     this.streams.set(streamId, stream);
+    this.persist();
     return stream;
+  }
+
+  /**
+   * Ends every live connection (not the streams), asking clients to come back after `retryMs`:
+   * used when the server shuts down for a restart.
+   */
+  disconnectStreams(retryMs = this.options.retryMs): void {
+    for (const stream of this.streams.values()) stream.disconnect(retryMs);
   }
 
   /** GET without Last-Event-ID: the standalone stream, unless one is connected already. */
@@ -127,20 +218,82 @@ export class LegacySession {
     return { kind: "resumed", response: new Response(replay.body, { status: 200, headers }) };
   }
 
-  /** Ends the session: streams end, the server connection closes, stored events go. */
+  /** Ends the session: streams end, the server connection closes, its record and events go. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.recorder.freeze();
       for (const stream of [...this.streams.values()]) stream.end();
       this.standaloneStream = undefined;
       await this.connection.session.close();
+      await this.recorder.delete(this.id);
       await this.options.store.forgetSession(this.id);
     })();
     return this.closing;
   }
 
-  private onInitialized(reply: JsonRpcResponse): void {
+  /**
+   * Lets go of the session in this process but not of the session itself: the record keeps
+   * naming the streams still open, their events stay stored, and whichever process gets the
+   * next request for it rebuilds it. Requests still running are stopped (see `rebuild`).
+   */
+  suspend(): Promise<void> {
+    this.closing ??= (async () => {
+      this.persist();
+      this.recorder.freeze();
+      const streams = [...this.streams.values()];
+      await this.connection.session.close();
+      for (const stream of streams) stream.disconnect();
+      await Promise.all(streams.map((stream) => stream.settled()));
+      await this.recorder.settled();
+    })();
+    return this.closing;
+  }
+
+  /** Writes the record as things are now (nothing before `initialize` has been answered). */
+  persist(): void {
+    if (this.restoring || this.principalJson === undefined) return;
+    const state = this.connection.legacySnapshot();
+    if (!state) return;
+    const streams = [...this.streams.values()].map((stream) =>
+      stream.requestId === undefined
+        ? { id: stream.id }
+        : { id: stream.id, requestId: stream.requestId },
+    );
+    this.recordedUse = this.lastSeen;
+    this.recorder.save({
+      id: this.id,
+      principal: this.principalJson,
+      state,
+      streams,
+      lastUsed: this.lastSeen,
+    });
+  }
+
+  private async restoreStream(streamId: string, requestId: JsonRpcId | undefined): Promise<void> {
+    const stored = (await this.options.store.eventsAfter(this.id, streamId, 0)) ?? [];
+    const lastSeq = stored.reduce((last, event) => Math.max(last, event.seq), 0);
+    if (requestId === undefined) {
+      this.standaloneStream = this.newStream(undefined, { streamId, lastSeq });
+      return;
+    }
+    const answered = stored.some(
+      ({ message }) => !("method" in message) && message.id === requestId,
+    );
+    // An answered stream is replayed from the store like any finished one.
+    if (answered) return;
+    const stream = this.newStream(requestId, { streamId, lastSeq });
+    const error = { code: ErrorCode.InternalError, message: RESTARTED_BEFORE_REPLY };
+    void stream.write({ jsonrpc: "2.0", id: requestId, error });
+    stream.end();
+    await stream.settled();
+  }
+
+  private onReplied(method: string, reply: JsonRpcResponse): void {
     if (!("result" in reply)) return;
-    const version = isPlainObject(reply.result) ? reply.result.protocolVersion : undefined;
-    if (typeof version === "string") this.protocolVersion = version;
+    if (method === "initialize") {
+      const version = isPlainObject(reply.result) ? reply.result.protocolVersion : undefined;
+      if (typeof version === "string") this.protocolVersion = version;
+    }
+    if (STATE_METHODS.has(method)) this.persist();
   }
 }

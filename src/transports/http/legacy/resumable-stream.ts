@@ -5,13 +5,15 @@
  * the server disconnected on purpose, for polling) resumes with `Last-Event-ID` and gets exactly
  * the events after its cursor, then the live rest.
  */
-import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import { formatPrimingEvent, SseStream } from "../sse.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
 
 export interface ResumableStreamOptions {
   sessionId: string;
   streamId: string;
+  /** The request whose reply ends this stream; undefined for the standalone GET stream. */
+  requestId?: JsonRpcId;
   store: EventStore;
   keepAliveMs: number;
   /** The `retry` field of the priming event (ms). */
@@ -20,10 +22,13 @@ export interface ResumableStreamOptions {
   priming: boolean;
   /** Called when the stream has ended and no connection is attached any more. */
   onFinished?(): void;
+  /** The last sequence number already used (a stream rebuilt after a restart). Default 0. */
+  initialSeq?: number;
 }
 
 export class ResumableStream {
   readonly id: string;
+  readonly requestId: JsonRpcId | undefined;
   private readonly options: ResumableStreamOptions;
   private seq = 0;
   private connection: SseStream | undefined;
@@ -35,7 +40,9 @@ export class ResumableStream {
 
   constructor(options: ResumableStreamOptions) {
     this.id = options.streamId;
+    this.requestId = options.requestId;
     this.options = options;
+    this.seq = options.initialSeq ?? 0;
   }
 
   /** True while an HTTP connection carries this stream. */
@@ -110,10 +117,19 @@ export class ResumableStream {
 
   /**
    * Server-initiated disconnect: closes the HTTP connection but not the stream, so the client
-   * polls (reconnects after `retry`) and resumes.
+   * polls (reconnects after `retry`) and resumes. `retryMs` is sent first as the delay to wait
+   * (the spec asks for a `retry` field before such a close), to clients that know priming.
    */
-  disconnect(): void {
+  disconnect(retryMs?: number): void {
+    if (retryMs !== undefined && this.options.priming && this.connection && !this.pending) {
+      void this.connection.writeText(`retry: ${Math.max(0, Math.round(retryMs))}\n\n`);
+    }
     this.closeConnection();
+  }
+
+  /** Resolves when every event written so far is in the store. */
+  settled(): Promise<void> {
+    return this.written;
   }
 
   private attach(): SseStream {

@@ -26,11 +26,13 @@ export type LegacyResponseMode = "auto" | "json" | "sse";
 
 /** What a POST reply needs from its session. */
 export interface ReplyHost {
-  /** A new logical stream of the session (registered for resumption). */
-  newStream(): ResumableStream;
+  /** A new logical stream of the session (registered for resumption) answering that request. */
+  newStream(requestId: JsonRpcId): ResumableStream;
 }
 
 export interface PostReplyOptions {
+  /** The id of the request this answers. */
+  requestId: JsonRpcId;
   mode: LegacyResponseMode;
   /** Close the connection right after the priming event: the client polls and resumes. */
   disconnectAfterPriming: boolean;
@@ -109,7 +111,7 @@ export class PostReply {
   }
 
   private openStream(): void {
-    const stream = this.host.newStream();
+    const stream = this.host.newStream(this.options.requestId);
     this.stream = stream;
     this.answer(stream.open(this.options.baseHeaders));
     if (this.options.disconnectAfterPriming) stream.disconnect();
@@ -125,8 +127,11 @@ export class PostReply {
 export interface SessionTransportHost {
   /** The standalone GET stream, when the client opened one. */
   standalone(): ResumableStream | undefined;
-  /** The reply to `initialize` passed through (to learn the negotiated version). */
-  initialized?(result: JsonRpcResponse): void;
+  /**
+   * A reply passed through (before it is written): `initialize` tells the negotiated version,
+   * others (setLevel, subscribe) may have changed what the session keeps.
+   */
+  replied?(method: string, reply: JsonRpcResponse): void;
 }
 
 export class LegacySessionTransport implements Transport {
@@ -136,6 +141,7 @@ export class LegacySessionTransport implements Transport {
   private readonly replies = new Map<JsonRpcId, PostReply>();
   private isClosed = false;
   private resolveClosed!: (info: CloseInfo) => void;
+  private drainWaiters: Array<() => void> = [];
 
   constructor(host: SessionTransportHost) {
     this.host = host;
@@ -147,6 +153,12 @@ export class LegacySessionTransport implements Transport {
   /** Requests of this session still being handled. */
   get inFlight(): number {
     return this.replies.size;
+  }
+
+  /** Resolves once no request of this session is being handled (at once when none is). */
+  drained(): Promise<void> {
+    if (this.replies.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   start(receiver: TransportReceiver): void {
@@ -179,7 +191,7 @@ export class LegacySessionTransport implements Transport {
           ? this.replies.get(requestId)
           : undefined;
       if (reply) {
-        this.replies.delete(requestId as JsonRpcId);
+        this.forget(requestId as JsonRpcId);
         reply.cancelled();
       }
     }
@@ -190,8 +202,8 @@ export class LegacySessionTransport implements Transport {
     if (!("method" in message)) {
       const reply = message.id === null ? undefined : this.replies.get(message.id);
       if (!reply) return Promise.resolve();
-      this.replies.delete(message.id!);
-      if (reply.method === "initialize") this.host.initialized?.(message);
+      this.forget(message.id!);
+      this.host.replied?.(reply.method, message);
       return reply.reply(message);
     }
     const related = options?.relatedRequestId;
@@ -214,10 +226,21 @@ export class LegacySessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.isClosed) return this.closed.then(() => {});
     this.isClosed = true;
-    for (const reply of this.replies.values()) reply.abandon(404);
-    this.replies.clear();
+    const abandoned = [...this.replies.keys()];
+    for (const id of abandoned) {
+      this.replies.get(id)?.abandon(404);
+      this.forget(id);
+    }
     const info: CloseInfo = {};
     this.resolveClosed(info);
     this.receiver?.closed?.(info);
+  }
+
+  private forget(id: JsonRpcId): void {
+    this.replies.delete(id);
+    if (this.replies.size > 0) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 }
