@@ -9,18 +9,22 @@
  * its own id, progress token and cancellation), so they are multiplexed on the one stdio
  * connection; nothing per-client is kept in the child. The child is supervised: after a crash
  * it is restarted, requests in flight at that moment fail, and later ones go to the new child.
+ * Subscriptions are shared too (gateway-subscriptions.ts): one child subscription per resource
+ * uri, however many HTTP clients want it. Logs: see gateway-logs.ts.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpClient } from "../client/mcp-client.js";
-import type { ClientHandlers } from "../client/types.js";
-import { ErrorCode, isPlainObject, JsonRpcError } from "../jsonrpc/errors.js";
+import type { ClientHandlers, ServerRequestContext } from "../client/types.js";
+import { ErrorCode, isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
-import type { ServerCapabilities, Tool } from "../protocol/mcp-types.js";
+import type { ClientCapabilities, ServerCapabilities, Tool } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { Era } from "../protocol/versions.js";
-import type { HandlerContext } from "../server/context.js";
+import type { ClientRequestMethod, HandlerContext } from "../server/context.js";
 import { McpServer } from "../server/mcp-server.js";
 import type { McpServerOptions } from "../server/server-core.js";
+import { GatewayLogs } from "./gateway-logs.js";
+import { ChildEventSource } from "./gateway-subscriptions.js";
 
 /** Methods passed through to the child unchanged (apart from `_meta`). */
 const PROXIED = new Set([
@@ -44,54 +48,119 @@ export class GatewayServer extends McpServer {
   private readonly tools = new Map<string, Tool>();
   /** HTTP-side calls waiting on the child. */
   private readonly inFlight = new Set<HandlerContext>();
+  private readonly childEvents: ChildEventSource;
+  private readonly logs: GatewayLogs;
 
   constructor(child: () => McpClient, options: McpServerOptions) {
-    super(options);
+    const report = (error: Error) => {
+      if (options.onError) options.onError(error);
+      else process.stderr.write(`mcpwire gateway: ${error.message}\n`);
+    };
+    const childEvents = new ChildEventSource(child, report);
+    super({ ...options, subscriptionEvents: childEvents });
     this.child = child;
+    this.childEvents = childEvents;
+    this.logs = new GatewayLogs({
+      child: () => ({
+        era: child().era,
+        logging: child().serverCapabilities?.logging !== undefined,
+      }),
+      setChildLevel: (level) => child().setLogLevel(level),
+      legacySessions: () => this.legacySessions(),
+      report,
+    });
+  }
+
+  /** Starts relaying the child's list changes to listen streams and legacy sessions. */
+  start(): void {
+    this.childEvents.relayListChanges();
+  }
+
+  /** The uris the child is subscribed to on behalf of HTTP clients. */
+  get watchedUris(): number {
+    return this.childEvents.watchedUris;
+  }
+
+  /** Every notification from the child goes through here (list changes come by listen()). */
+  childNotification(method: string, params: JsonObject): void {
+    if (method === "notifications/message") this.logs.route(params, this.inFlight);
+  }
+
+  legacyLogLevelsChanged(): Promise<void> {
+    return this.logs.levelsChanged();
   }
 
   /**
-   * Handlers for the child's client: a modern child's input requests (multi round-trip) are
-   * asked of the HTTP client whose call is waiting on them. The HTTP side then speaks its own
-   * era: an InputRequiredResult for a modern client, a server-to-client request for a legacy one.
+   * Handlers for the child's client: what the child asks is asked of the HTTP client whose call
+   * is waiting on it. The HTTP side then speaks its own era: an InputRequiredResult for a
+   * modern client, a server-to-client request for a legacy one.
    */
   childHandlers(): ClientHandlers {
-    const ask = (): HandlerContext => {
+    const ask = (
+      method: ClientRequestMethod,
+      params: JsonObject,
+      asked: ServerRequestContext,
+      call: (context: HandlerContext) => Promise<JsonObject>,
+    ): Promise<JsonObject> => {
       // A modern child's questions come back inside the call's own async context. A legacy
       // child's arrive as stdio requests that name no call: they can only be routed when a
-      // single call is waiting.
+      // single call is waiting, or, when none is, to a legacy session that can answer.
       const context =
         this.current.getStore() ?? (this.inFlight.size === 1 ? [...this.inFlight][0] : undefined);
-      if (!context) {
-        throw new JsonRpcError(
-          ErrorCode.InternalError,
-          `the gateway cannot tell which of ${this.inFlight.size} waiting calls this question belongs to`,
-        );
-      }
-      return context;
+      if (context) return call(context);
+      if (this.inFlight.size === 0) return this.askLegacySession(method, params, asked);
+      throw new JsonRpcError(
+        ErrorCode.InternalError,
+        `the gateway cannot tell which of ${this.inFlight.size} waiting calls this ${method} belongs to`,
+      );
     };
     return {
-      elicitation: (params) => ask().elicit(params),
-      sampling: (params) => ask().sample(params),
-      roots: async () => {
-        const answer = await ask().listRoots();
+      elicitation: (params, asked) =>
+        ask("elicitation/create", params, asked, (context) => context.elicit(params)),
+      sampling: (params, asked) =>
+        ask("sampling/createMessage", params, asked, (context) => context.sample(params)),
+      roots: async (asked) => {
+        const answer = await ask("roots/list", {}, asked, (context) => context.listRoots());
         return Array.isArray(answer.roots) ? (answer.roots as never) : [];
       },
     };
   }
 
+  /**
+   * A question no call waits on (a legacy child asking on its own, e.g. roots/list after
+   * initialize): the first legacy session that declared the capability and has a stream for it
+   * (HTTP: its GET stream) answers; otherwise the child gets an error saying why.
+   */
+  private async askLegacySession(
+    method: ClientRequestMethod,
+    params: JsonObject,
+    asked: ServerRequestContext,
+  ): Promise<JsonObject> {
+    for (const session of this.legacySessions()) {
+      if (!declares(session.clientCapabilities, method, params)) continue;
+      try {
+        return await session.request(method, params, { signal: asked.signal });
+      } catch (error) {
+        // No stream to carry it: the next session may have one.
+        if (error instanceof LocalError && error.kind === "transport") continue;
+        throw error;
+      }
+    }
+    throw new JsonRpcError(
+      ErrorCode.InternalError,
+      `no HTTP client of the gateway can answer ${method}: no call is waiting, and no legacy session that declared the capability has a stream open for it`,
+    );
+  }
+
   override capabilities(era: Era): ServerCapabilities {
     const child = (this.child().serverCapabilities ?? {}) as JsonObject;
     const capabilities: ServerCapabilities = {};
-    for (const name of ["tools", "prompts", "completions"] as const) {
-      if (child[name] !== undefined) capabilities[name] = child[name] as JsonObject;
+    // As the child declares them, listChanged and subscribe included: both are relayed.
+    for (const name of ["tools", "prompts", "resources", "completions"] as const) {
+      if (isPlainObject(child[name])) capabilities[name] = child[name] as JsonObject;
     }
-    if (isPlainObject(child.resources)) {
-      // Resource subscriptions are not forwarded to the child (yet): list changes are.
-      const { subscribe: _subscribe, ...rest } = child.resources;
-      capabilities.resources = rest;
-    }
-    if (era === "legacy") capabilities.logging = {};
+    // Legacy sessions may always set a level (the gateway filters); modern ones as the child.
+    if (era === "legacy" || isPlainObject(child.logging)) capabilities.logging = {};
     return capabilities;
   }
 
@@ -107,18 +176,27 @@ export class GatewayServer extends McpServer {
     // `_meta` and a multi round-trip retry's answers belong to the HTTP-side round; the child
     // gets a fresh call and asks its own questions again (answered from those answers).
     const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
+    const client = this.child();
+    const endLogs = await this.logs.begin(context);
+    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
+    const logMeta =
+      client.era === "modern" && context.logLevel !== undefined
+        ? { [META.logLevel]: context.logLevel }
+        : undefined;
     this.inFlight.add(context);
     let result: JsonObject;
     try {
       result = await this.current.run(context, () =>
-        this.child().request(method, forwarded, {
+        client.request(method, forwarded, {
           signal: context.signal,
           onProgress: (progress) =>
             void context.progress(progress.progress, progress.total, progress.message),
+          ...(logMeta ? { _meta: logMeta } : {}),
         }),
       );
     } finally {
       this.inFlight.delete(context);
+      endLogs();
     }
     if (method === "tools/list" && Array.isArray(result.tools)) {
       for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
@@ -130,6 +208,20 @@ export class GatewayServer extends McpServer {
   override toolDefinition(name: string): Tool | undefined {
     return this.tools.get(name);
   }
+}
+
+/** Whether a client that declared `declared` may be sent this request (as context.ts checks). */
+function declares(
+  declared: ClientCapabilities,
+  method: ClientRequestMethod,
+  params: JsonObject,
+): boolean {
+  if (method === "sampling/createMessage") return declared.sampling !== undefined;
+  if (method === "roots/list") return declared.roots !== undefined;
+  const elicitation = declared.elicitation;
+  if (!isPlainObject(elicitation)) return false;
+  if (params.mode === "url") return elicitation.url !== undefined;
+  return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
 }
 
 function withoutConnectionFields(result: JsonObject): JsonObject {

@@ -17,8 +17,9 @@ export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [optio
 
 Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp), dual-era:
 modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
-client (requests are multiplexed on it); it is restarted after a crash, and stopped with its
-whole process tree when the gateway stops (Ctrl-C, SIGTERM). Prints "listening on <url>" on
+client (requests are multiplexed on it; each subscribed resource is subscribed once on the
+child); it is restarted after a crash, and stopped with its whole process tree when the
+gateway stops (Ctrl-C, SIGTERM). Prints "listening on <url>" on
 stderr once ready; port 0 picks a free port.
 
 Options:
@@ -108,11 +109,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       roots: (context) => server!.childHandlers().roots!(context),
     },
     onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
-    onNotification: (method) => {
-      // Forwarded so HTTP clients (listen streams, legacy sessions) learn of changed lists.
-      const kind = LIST_CHANGED[method];
-      if (kind) server?.subscriptionEvents.publish({ type: "listChanged", kind });
-    },
+    // Logs; list changes and resource updates come through the subscriptions the server opens.
+    onNotification: (method, params) => server?.childNotification(method, params),
   });
   try {
     await client.connect(transport);
@@ -129,6 +127,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     instructions: client.instructions,
     onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
   });
+  server.start();
   const served = await serveHttp(server, {
     host,
     port,
@@ -178,12 +177,6 @@ function reverseGateway(parsed: ParsedArgs): Promise<number> {
   const { headers, verbose } = connectionSettings(options);
   return runReverseGateway({ url: target.url, headers, verbose });
 }
-
-const LIST_CHANGED: Record<string, "tools" | "resources" | "prompts"> = {
-  "notifications/tools/list_changed": "tools",
-  "notifications/resources/list_changed": "resources",
-  "notifications/prompts/list_changed": "prompts",
-};
 
 function parseListen(text: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
