@@ -54,6 +54,25 @@ describe("legacy Streamable HTTP: session lifecycle", () => {
     assert.equal(await note.text(), "");
   });
 
+  it("a JSON-RPC error reply in a session is HTTP 200 (404 would tell the client the session is gone)", async () => {
+    const session = new RawSession(served.url);
+    await session.open();
+    const unknown = await session.post({ jsonrpc: "2.0", id: 1, method: "no/such/method" });
+    assert.equal(unknown.status, 200);
+    assert.equal((await json(unknown)).error.code, -32601);
+    const badArgs = await session.post({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: 42 } },
+    });
+    assert.equal(badArgs.status, 200);
+    assert.equal((await json(badArgs)).id, 2);
+    // The session still serves.
+    const list = await session.post({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+    assert.equal(list.status, 200);
+  });
+
   it("refuses a request without Mcp-Session-Id with 400 and an unknown one with 404", async () => {
     const session = new RawSession(served.url);
     await session.open();

@@ -19,7 +19,7 @@ import type {
   Transport,
   TransportReceiver,
 } from "../../transport.js";
-import { jsonResponse, statusForError } from "../exchange.js";
+import { jsonResponse } from "../exchange.js";
 import type { ResumableStream } from "./resumable-stream.js";
 
 export type LegacyResponseMode = "auto" | "json" | "sse";
@@ -86,8 +86,9 @@ export class PostReply {
       this.stream.end();
       return written;
     }
-    const status = "error" in message ? statusForError(message.error.code) : 200;
-    this.answer(jsonResponse(message, status, this.options.baseHeaders));
+    // Every reply in a session is 200, errors included: a legacy client reads 404 as "session
+    // gone" and 400 as a transport failure, so -32601 must not borrow the modern 404.
+    this.answer(jsonResponse(message, 200, this.options.baseHeaders));
     return Promise.resolve();
   }
 
