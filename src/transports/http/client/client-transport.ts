@@ -24,17 +24,20 @@ import type {
   JsonRpcResponse,
 } from "../../../jsonrpc/types.js";
 import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
+import { failureReplyIn, replyIn } from "./answer-reader.js";
 import {
   CachedLegacyError,
   endpointKey,
-  errorResponseIn,
   type HttpFlavour,
   HttpStatusError,
   sharedFlavourCache,
 } from "./era.js";
 import { LegacySession } from "./legacy-session.js";
 import { standardHeaders } from "./mcp-headers-out.js";
-import { brokenStream, type ReplySink, readJsonReply, readSseReply } from "./reply-reader.js";
+import { NodeCarrier } from "./node-carrier.js";
+import { answerOf, FetchCarrier, type PostCarrier } from "./post-carrier.js";
+import { brokenStream, type ReplySink } from "./reply-reader.js";
+import { RequestCancel } from "./request-cancel.js";
 import { SseEndpoint } from "./sse-endpoint.js";
 import { ToolHeaderRegistry } from "./tool-headers.js";
 
@@ -46,8 +49,14 @@ export type HeaderSource =
   | (() => Record<string, string> | Promise<Record<string, string>>);
 
 export interface HttpClientTransportOptions {
-  /** The fetch to use (proxies, auth wrappers, tests). Default: globalThis.fetch. */
+  /**
+   * The fetch to use (proxies, auth wrappers, tests): then every request goes through it.
+   * Default: modern POSTs go over node:http(s) with a keep-alive agent the transport owns
+   * (closed with it); the legacy and HTTP+SSE paths use globalThis.fetch.
+   */
   fetch?: typeof fetch;
+  /** Without `fetch`: connections the modern POSTs may open at once. Default 256. */
+  maxSockets?: number;
   /** Extra headers on every HTTP request (Authorization, say); MCP headers take precedence. */
   headers?: HeaderSource;
   /** Tool name → inputSchema, for `Mcp-Param-*` headers before any tools/list was seen. */
@@ -92,12 +101,13 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   private resolveClosed!: (info: CloseInfo) => void;
   private closing = false;
   private flavourValue: HttpFlavour | undefined;
-  private readonly inflight = new Map<JsonRpcId, AbortController>();
+  private readonly inflight = new Map<JsonRpcId, RequestCancel>();
   private readonly toolsListIds = new Set<JsonRpcId>();
   private readonly tools: ToolHeaderRegistry;
   private readonly legacy: LegacySession;
   private sse: SseEndpoint | undefined;
   private internalIds = 0;
+  private posterValue: PostCarrier | undefined;
 
   readonly sink: ReplySink = {
     message: (message) => this.deliver(message),
@@ -139,27 +149,27 @@ export class HttpClientTransport implements Transport, HttpCarrier {
       if (this.legacy.established) return this.legacy.sendOther(message);
       return this.sendModernOther(message);
     }
-    const controller = new AbortController();
-    this.inflight.set(message.id, controller);
+    const cancel = new RequestCancel();
+    this.inflight.set(message.id, cancel);
     if (message.method === "tools/list") this.toolsListIds.add(message.id);
     try {
       if (this.sse) return await this.sse.post(message);
-      if (message.method === "initialize") return await this.initialize(message, controller.signal);
-      if (this.legacy.established) return await this.legacy.request(message, controller.signal);
+      if (message.method === "initialize") return await this.initialize(message, cancel.signal);
+      if (this.legacy.established) return await this.legacy.request(message, cancel.signal);
       // The cache answers probes only: a client that insists on modern still asks the server.
       if (options?.probe && (this.flavourValue === "legacy" || this.flavourValue === "sse")) {
         throw new CachedLegacyError(endpointKey(this.url), this.flavourValue);
       }
-      return await this.modernRequest(message, controller.signal, false);
+      return await this.modernRequest(message, cancel, false);
     } catch (error) {
-      throw this.localError(message, error, controller.signal);
+      throw this.localError(message, error, cancel);
     } finally {
       this.inflight.delete(message.id);
     }
   }
 
   /**
-   * Modern: aborting the fetch closes the response stream, which the server treats as
+   * Modern: aborting the POST closes the response stream, which the server treats as
    * cancellation; nothing else is sent. Legacy eras expect `notifications/cancelled`, so the
    * fetch is dropped and false tells the Session to send one.
    */
@@ -171,10 +181,11 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   async close(): Promise<void> {
     if (this.closing) return void (await this.closed);
     this.closing = true;
-    for (const controller of this.inflight.values()) {
-      controller.abort(new LocalError("closed", "the HTTP transport closed"));
+    for (const cancel of this.inflight.values()) {
+      cancel.abort(new LocalError("closed", "the HTTP transport closed"));
     }
     this.sse?.close();
+    this.posterValue?.close();
     await this.legacy.end();
     this.finish({});
   }
@@ -209,7 +220,8 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   fail(error: Error): void {
     if (this.closing) return;
     this.closing = true;
-    for (const controller of this.inflight.values()) controller.abort(error);
+    for (const cancel of this.inflight.values()) cancel.abort(error);
+    this.posterValue?.close();
     this.finish({ error });
   }
 
@@ -224,8 +236,15 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     this.flavourCache.set(endpointKey(this.url), flavour);
   }
 
-  private async modernHeaders(message: JsonRpcMessage): Promise<Record<string, string>> {
-    const headers = await this.baseHeaders();
+  /**
+   * The headers of a modern POST, over the user's. Synchronous: with static user headers a
+   * request costs no extra promise hops (only a header function is awaited, by the caller).
+   */
+  private modernHeaders(
+    user: Record<string, string> | undefined,
+    message: JsonRpcMessage,
+  ): Record<string, string> {
+    const headers = { ...user };
     headers["Content-Type"] = "application/json";
     headers.Accept = ACCEPT;
     const params = "params" in message ? message.params : undefined;
@@ -243,12 +262,20 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     return headers;
   }
 
+  /** How modern POSTs travel: the user's fetch when given, node:http otherwise. */
+  private get poster(): PostCarrier {
+    this.posterValue ??= this.options.fetch
+      ? new FetchCarrier(this.options.fetch)
+      : new NodeCarrier({ maxSockets: this.options.maxSockets });
+    return this.posterValue;
+  }
+
   private async modernRequest(
     request: JsonRpcRequest,
-    signal: AbortSignal,
+    cancel: RequestCancel,
     retried: boolean,
   ): Promise<void> {
-    const reply = await this.modernExchange(request, signal);
+    const reply = await this.modernExchange(request, cancel);
     if (
       "error" in reply &&
       reply.error.code === ErrorCode.HeaderMismatch &&
@@ -256,63 +283,49 @@ export class HttpClientTransport implements Transport, HttpCarrier {
       !retried
     ) {
       // The tool's schema may have changed since we listed it: learn it again, retry once.
-      await this.relistTools(request, signal);
-      return this.modernRequest(request, signal, true);
+      await this.relistTools(request, cancel);
+      return this.modernRequest(request, cancel, true);
     }
+    // The reply came on the request's own stream: nothing to abort (deliver() would).
+    this.inflight.delete(request.id);
     this.deliver(reply);
   }
 
   /** POSTs a modern request and returns its reply; notifications on the way are delivered. */
   private async modernExchange(
     request: JsonRpcRequest,
-    signal: AbortSignal,
+    cancel: RequestCancel,
   ): Promise<JsonRpcResponse> {
-    const response = await this.fetch(this.url, {
-      method: "POST",
-      headers: await this.modernHeaders(request),
-      body: JSON.stringify(request),
-      signal,
-    });
-    if (!response.ok) return this.failureReply(request, response);
+    const source = this.options.headers;
+    const user = typeof source === "function" ? await source() : source;
+    const answer = await this.poster.post(
+      this.url,
+      this.modernHeaders(user, request),
+      JSON.stringify(request),
+      cancel,
+    );
+    if (!answer.ok) return failureReplyIn(request, answer);
     if (this.flavourValue !== "modern") this.remember("modern");
-    const reply = await this.readReply(request, response, signal);
+    const reply = await replyIn(request, answer, this.sink, cancel);
     if (!reply) throw brokenStream(request.method);
     return reply;
   }
 
-  /**
-   * A non-2xx answer. A JSON-RPC error body (except with 401/403, never an era signal) is the
-   * server's reply to this request; anything else is a local failure.
-   */
-  async failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse> {
-    const text = await response.text().catch(() => "");
-    const error = errorResponseIn(text);
-    if (error && response.status !== 401 && response.status !== 403) {
-      return { ...error, id: request.id };
-    }
-    throw new HttpStatusError(response.status, text, response.headers, request.method);
+  /** A non-2xx answer: the JSON-RPC error reply it holds, or an HttpStatusError. */
+  failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse> {
+    return failureReplyIn(request, answerOf(response));
   }
 
   /** The reply in a 2xx body (JSON or SSE), or undefined when none came. */
-  async readReply(
+  readReply(
     request: JsonRpcRequest,
     response: Response,
     signal: AbortSignal,
   ): Promise<JsonRpcResponse | undefined> {
-    const type = response.headers.get("content-type") ?? "";
-    if (type.includes("text/event-stream") && response.body) {
-      return readSseReply(response.body, request.id, this.sink, {});
-    }
-    if (type.includes("application/json")) return readJsonReply(response, request.id, this.sink);
-    await response.body?.cancel().catch(() => {});
-    if (signal.aborted) throw signal.reason;
-    throw new LocalError(
-      "transport",
-      `${request.method}: HTTP ${response.status} with ${type ? `content type ${type}` : "no body"} is no reply`,
-    );
+    return replyIn(request, answerOf(response), this.sink, signal);
   }
 
-  private async relistTools(request: JsonRpcRequest, signal: AbortSignal): Promise<void> {
+  private async relistTools(request: JsonRpcRequest, cancel: RequestCancel): Promise<void> {
     const meta = request.params?._meta as JsonObject | undefined;
     let cursor: unknown;
     for (let page = 0; page < 100; page += 1) {
@@ -324,7 +337,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
         method: "tools/list",
         params,
       };
-      const reply = await this.modernExchange(list, signal);
+      const reply = await this.modernExchange(list, cancel);
       if (!("result" in reply)) return;
       this.tools.learn(reply.result);
       cursor = reply.result.nextCursor;
@@ -333,15 +346,17 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   }
 
   private async sendModernOther(message: JsonRpcMessage): Promise<void> {
-    const response = await this.fetch(this.url, {
-      method: "POST",
-      headers: await this.modernHeaders(message),
-      body: JSON.stringify(message),
-    });
-    await response.body?.cancel().catch(() => {});
-    if (!response.ok) {
+    const source = this.options.headers;
+    const user = typeof source === "function" ? await source() : source;
+    const answer = await this.poster.post(
+      this.url,
+      this.modernHeaders(user, message),
+      JSON.stringify(message),
+    );
+    answer.discard();
+    if (!answer.ok) {
       const what = "method" in message ? message.method : "response";
-      throw new HttpStatusError(response.status, "", response.headers, what);
+      throw new HttpStatusError(answer.status, "", answer.headers(), what);
     }
   }
 
@@ -379,9 +394,9 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     this.flavourCache.delete(endpointKey(this.url));
   }
 
-  private localError(request: JsonRpcRequest, error: unknown, signal: AbortSignal): Error {
+  private localError(request: JsonRpcRequest, error: unknown, cancel: RequestCancel): Error {
     if (error instanceof LocalError) return error;
-    if (signal.aborted && signal.reason instanceof LocalError) return signal.reason;
+    if (cancel.aborted && cancel.reason instanceof LocalError) return cancel.reason;
     return brokenStream(request.method, error);
   }
 

@@ -3,10 +3,10 @@
  * a batch) or an SSE stream of notifications, server requests and finally the reply.
  */
 
-import { parseMessage } from "../../../jsonrpc/classify.js";
+import { classify, parseMessage } from "../../../jsonrpc/classify.js";
 import { LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../../jsonrpc/types.js";
-import { readSse } from "./sse-reader.js";
+import { readSse, type SseHandlers } from "./sse-reader.js";
 
 /** Where a stream got to: enough to resume a legacy stream with `Last-Event-ID`. */
 export interface StreamPosition {
@@ -31,7 +31,15 @@ export async function readJsonReply(
   id: JsonRpcId,
   sink: ReplySink,
 ): Promise<JsonRpcResponse | undefined> {
-  const text = await response.text();
+  return jsonReplyIn(await response.text(), id, sink);
+}
+
+/** The reply to `id` in the text of a JSON body; every other message goes to the sink. */
+export function jsonReplyIn(
+  text: string,
+  id: JsonRpcId,
+  sink: ReplySink,
+): JsonRpcResponse | undefined {
   let values: unknown;
   try {
     values = JSON.parse(text);
@@ -39,12 +47,13 @@ export async function readJsonReply(
     sink.invalid(`response body is not JSON: ${text.slice(0, 200)}`);
     return undefined;
   }
+  // Parsed once: each value is classified as it is, never re-serialised.
   let reply: JsonRpcResponse | undefined;
   for (const value of Array.isArray(values) ? values : [values]) {
-    const parsed = parseMessage(JSON.stringify(value));
-    if (!parsed.ok) sink.invalid(parsed.error.message);
-    else if (!reply && isReplyTo(parsed.message, id)) reply = parsed.message;
-    else sink.message(parsed.message);
+    const classified = classify(value);
+    if (!classified.ok) sink.invalid(classified.error.message);
+    else if (!reply && isReplyTo(classified.message, id)) reply = classified.message;
+    else sink.message(classified.message);
   }
   return reply;
 }
@@ -60,8 +69,22 @@ export async function readSseReply(
   sink: ReplySink,
   position: StreamPosition,
 ): Promise<JsonRpcResponse | undefined> {
+  const collector = sseReplyCollector(id, sink, position);
+  await readSse(body, collector.handlers);
+  return collector.reply();
+}
+
+/**
+ * The SSE handlers that pick the reply to `id` out of a request's stream (whoever feeds them):
+ * other messages go to the sink, `done()` turns true once the reply is in.
+ */
+export function sseReplyCollector(
+  id: JsonRpcId | undefined,
+  sink: ReplySink,
+  position: StreamPosition,
+): { handlers: SseHandlers; reply(): JsonRpcResponse | undefined } {
   let reply: JsonRpcResponse | undefined;
-  await readSse(body, {
+  const handlers: SseHandlers = {
     event: (event) => {
       if (event.event !== undefined && event.event !== "message") return;
       // Priming events carry an id and no data.
@@ -78,8 +101,8 @@ export async function readSseReply(
       position.retryMs = ms;
     },
     done: () => reply !== undefined,
-  });
-  return reply;
+  };
+  return { handlers, reply: () => reply };
 }
 
 /** A request's stream failed before its reply: a local failure, never a peer error. */
