@@ -68,11 +68,62 @@ export interface SessionOptions {
   onResumed?: () => void;
 }
 
-interface ActiveRequest {
-  controller: AbortController;
+/**
+ * An incoming request being handled. Its AbortController is made only when the handler first
+ * reads `signal`: on Node 20 an AbortSignal costs more to create than the rest of a small
+ * request's bookkeeping, and most handlers never look at it. An abort that comes first is
+ * remembered and applied when the signal is made, so a late reader still sees it aborted.
+ */
+class ActiveRequest {
   /** Set by notifications/cancelled: nothing more may be sent for this id. */
-  cancelled: boolean;
-  done: Promise<void>;
+  cancelled = false;
+  aborted = false;
+  done: Promise<void> = Promise.resolve();
+  private controller: AbortController | undefined;
+  private reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Like AbortController.abort: the first reason wins. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+/** The context a handler sees; `signal` is made on first read (see ActiveRequest). */
+class HandlerRequestContext implements IncomingRequestContext {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly transport: MessageContext;
+  readonly notify: IncomingRequestContext["notify"];
+  private readonly entry: ActiveRequest;
+
+  constructor(
+    id: JsonRpcId,
+    method: string,
+    transport: MessageContext,
+    entry: ActiveRequest,
+    notify: IncomingRequestContext["notify"],
+  ) {
+    this.id = id;
+    this.method = method;
+    this.transport = transport;
+    this.entry = entry;
+    this.notify = notify;
+  }
+
+  get signal(): AbortSignal {
+    return this.entry.signal;
+  }
 }
 
 const DEFAULTS = {
@@ -111,7 +162,7 @@ export class Session {
         info.error ?? new LocalError("closed", "transport closed before the reply arrived"),
       );
       for (const request of this.active.values()) {
-        request.controller.abort(new LocalError("closed", "transport closed"));
+        request.abort(new LocalError("closed", "transport closed"));
       }
       return info;
     });
@@ -176,7 +227,7 @@ export class Session {
   /** Closes at once: in-flight handlers are aborted, outgoing requests rejected. */
   async close(): Promise<void> {
     for (const request of this.active.values()) {
-      request.controller.abort(new LocalError("closed", "session closed"));
+      request.abort(new LocalError("closed", "session closed"));
     }
     await this.transport.close();
     await this.closed;
@@ -185,7 +236,7 @@ export class Session {
   private async drainThenClose(): Promise<void> {
     const pending = [...this.active.values()];
     for (const request of pending) {
-      request.controller.abort(new LocalError("closed", "input ended; shutting down"));
+      request.abort(new LocalError("closed", "input ended; shutting down"));
     }
     if (pending.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -251,34 +302,45 @@ export class Session {
     }
     const handler =
       this.requestHandlers.get(method) ?? this.options.fallbackRequestHandler ?? methodNotFound;
-    const controller = new AbortController();
-    const entry: ActiveRequest = { controller, cancelled: false, done: Promise.resolve() };
-    const onCarrierAbort = () => controller.abort(context.signal?.reason);
-    context.signal?.addEventListener("abort", onCarrierAbort, { once: true });
+    const entry = new ActiveRequest();
+    // Only HTTP carriers have a signal; a byte stream adds no listener at all.
+    const carrier = context.signal;
+    const onCarrierAbort = carrier ? () => entry.abort(carrier.reason) : undefined;
+    if (onCarrierAbort) carrier!.addEventListener("abort", onCarrierAbort, { once: true });
     this.active.set(id, entry);
 
-    const handlerContext: IncomingRequestContext = {
+    const handlerContext = new HandlerRequestContext(
       id,
       method,
-      signal: controller.signal,
-      transport: context,
-      notify: (notificationMethod, params) => {
+      context,
+      entry,
+      (notificationMethod, params) => {
         if (entry.cancelled || this.active.get(id) !== entry) return Promise.resolve();
         return this.notify(notificationMethod, params, { relatedRequestId: id }).catch(() => {});
       },
-    };
-    entry.done = (async () => {
-      let reply: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> };
-      try {
-        reply = { result: await handler(request.params ?? {}, handlerContext) };
-      } catch (error) {
-        reply = { error: this.toWireError(error, method, controller.signal.aborted) };
-      } finally {
-        context.signal?.removeEventListener("abort", onCarrierAbort);
-      }
-      this.active.delete(id);
-      if (!entry.cancelled && !context.signal?.aborted) await this.reply(id, reply);
-    })();
+    );
+    entry.done = this.run(handler, request, handlerContext, entry, carrier, onCarrierAbort);
+  }
+
+  private async run(
+    handler: RequestHandler,
+    request: JsonRpcRequest,
+    handlerContext: IncomingRequestContext,
+    entry: ActiveRequest,
+    carrier: AbortSignal | undefined,
+    onCarrierAbort: (() => void) | undefined,
+  ): Promise<void> {
+    const { id, method } = request;
+    let reply: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> };
+    try {
+      reply = { result: await handler(request.params ?? {}, handlerContext) };
+    } catch (error) {
+      reply = { error: this.toWireError(error, method, entry.aborted) };
+    } finally {
+      if (onCarrierAbort) carrier!.removeEventListener("abort", onCarrierAbort);
+    }
+    this.active.delete(id);
+    if (!entry.cancelled && !carrier?.aborted) await this.reply(id, reply);
   }
 
   private reply(
@@ -308,7 +370,7 @@ export class Session {
     if (!entry) return;
     entry.cancelled = true;
     const reason = typeof params.reason === "string" ? params.reason : "cancelled by peer";
-    entry.controller.abort(new LocalError("aborted", reason));
+    entry.abort(new LocalError("aborted", reason));
   }
 
   private onFrameError(error: FrameError): void {

@@ -276,7 +276,8 @@ export class ServerConnection {
     const handlerContext = createHandlerContext({
       requestId: context.id,
       method,
-      signal: context.signal,
+      // The session makes the request's AbortSignal only if the handler reads it.
+      request: context,
       era: "modern",
       protocolVersion: version,
       clientCapabilities: capabilities as ClientCapabilities,
@@ -334,7 +335,7 @@ export class ServerConnection {
     const handlerContext: HandlerContext = createHandlerContext({
       requestId: context.id,
       method,
-      signal: context.signal,
+      request: context,
       era: "legacy",
       protocolVersion: legacy.protocolVersion,
       clientCapabilities: legacy.clientCapabilities,
