@@ -1,21 +1,50 @@
 /**
  * One POSTed request and its HTTP response: a single JSON object, or a request-scoped SSE stream
- * that opens when the first notification for the request arrives (or at once, by policy).
+ * that opens when the first notification for the request arrives (or at once, by policy). Where
+ * the response goes is a ReplySink: a web Response (the core) or a node:http response written
+ * directly (the adapter's fast path); the exchange decides what is sent, the sink how.
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
-import { SseStream } from "./sse.js";
+import { type HeaderPairs, NO_HEADERS } from "./security.js";
+import { formatSseEvent, SseStream } from "./sse.js";
 
 export type ResponseMode = "auto" | "json" | "sse";
+
+/** A whole reply, before it becomes a web Response or is written to a node:http response. */
+export interface PlainReply {
+  status: number;
+  headers: HeaderPairs;
+  body: string | null;
+}
+
+/** Where SSE text goes; resolves when the reader has room for more. */
+export interface EventSink {
+  writeText(text: string): Promise<void>;
+  end(): void;
+}
+
+/** Where an exchange's response goes. Exactly one of the three is called, once. */
+export interface ReplySink {
+  /** The whole reply (JSON, or an error). */
+  reply(reply: PlainReply): void;
+  /** A 200 SSE response with these headers; `onGone` fires if the client leaves before end(). */
+  openStream(headers: HeaderPairs, keepAliveMs: number, onGone: () => void): EventSink;
+  /** The client went away: settle without writing anything. */
+  abandon(): void;
+  /** Calls `onGone` when the client goes away (sinks that can tell; else `requestSignal`). */
+  watch?(onGone: () => void): void;
+}
 
 export interface ExchangeOptions {
   /** "auto": JSON unless a notification comes first; "json": notifications dropped; "sse": always. */
   mode: ResponseMode;
   keepAliveMs: number;
   /** Headers every response carries (CORS). */
-  baseHeaders: Headers;
-  /** The HTTP request's signal: aborted when the client disconnects. */
-  requestSignal: AbortSignal | undefined;
+  baseHeaders: HeaderPairs;
+  sink: ReplySink;
+  /** Aborted when the client disconnects (the web Request's signal), if the caller has one. */
+  requestSignal?: AbortSignal | undefined;
 }
 
 /** HTTP status for a JSON-RPC error sent as a whole JSON response. */
@@ -34,37 +63,97 @@ export function statusForError(code: number): number {
   }
 }
 
-/** A JSON response with the given status. */
-export function jsonResponse(body: unknown, status: number, baseHeaders?: Headers): Response {
-  const headers = new Headers(baseHeaders);
-  headers.set("Content-Type", "application/json");
-  return new Response(JSON.stringify(body), { status, headers });
+/**
+ * A JSON reply. Content-Length is set so that node:http sends the reply in one write without
+ * chunked framing, whichever path wrote it.
+ */
+export function jsonReply(
+  body: unknown,
+  status: number,
+  base: HeaderPairs = NO_HEADERS,
+): PlainReply {
+  const text = JSON.stringify(body);
+  const headers: (readonly [string, string])[] = [...base];
+  headers.push(["Content-Type", "application/json"]);
+  headers.push(["Content-Length", String(Buffer.byteLength(text))]);
+  return { status, headers, body: text };
 }
 
+export function toResponse(reply: PlainReply): Response {
+  return new Response(reply.body, {
+    status: reply.status,
+    headers: reply.headers as [string, string][],
+  });
+}
+
+/** A JSON response with the given status. */
+export function jsonResponse(body: unknown, status: number, baseHeaders?: Headers): Response {
+  return toResponse(jsonReply(body, status, baseHeaders ? [...baseHeaders] : NO_HEADERS));
+}
+
+/** The headers of an SSE response. */
+export function sseHeaders(base: HeaderPairs): HeaderPairs {
+  return [
+    ...base,
+    ["Content-Type", "text/event-stream"],
+    ["Cache-Control", "no-cache, no-transform"],
+    ["X-Accel-Buffering", "no"],
+  ];
+}
+
+/** The web-standard sink: the answer becomes a Response (an SseStream body for streams). */
+export class WebReplySink implements ReplySink {
+  readonly response: Promise<Response>;
+  private resolveResponse!: (response: Response) => void;
+
+  constructor() {
+    this.response = new Promise((resolve) => {
+      this.resolveResponse = resolve;
+    });
+  }
+
+  reply(reply: PlainReply): void {
+    this.resolveResponse(toResponse(reply));
+  }
+
+  openStream(headers: HeaderPairs, keepAliveMs: number, onGone: () => void): EventSink {
+    const sse = new SseStream({ keepAliveMs, onCancel: onGone });
+    this.resolveResponse(
+      new Response(sse.body, { status: 200, headers: headers as [string, string][] }),
+    );
+    return sse;
+  }
+
+  abandon(): void {
+    // Nobody is left to read this; it only settles the promise.
+    this.resolveResponse(new Response(null, { status: 500 }));
+  }
+}
+
+/**
+ * One request's response. It owns no AbortSignal: when the client goes away it calls `onGone`,
+ * and the transport cancels the handler through the session (on Node 20 every AbortSignal
+ * outlives young-generation GC together with what its listeners reach, so one per request
+ * showed up as promoted memory and a doubled young generation).
+ */
 export class Exchange {
   readonly originalId: JsonRpcId;
-  readonly response: Promise<Response>;
-  /** Aborted when the client goes away (response stream closed or request aborted). */
-  readonly signal: AbortSignal;
-  /** Called once when nothing more will be written (replied, aborted or failed). */
+  /** Called once when nothing more will be written (replied, abandoned or failed). */
   onDone: () => void = () => {};
+  /** Called once if the client goes away before the reply: the handler should stop. */
+  onGone: () => void = () => {};
   private readonly options: ExchangeOptions;
-  private readonly controller = new AbortController();
-  private resolveResponse!: (response: Response) => void;
   private responded = false;
   private done = false;
-  private sse: SseStream | undefined;
-  private readonly onRequestAbort = () => this.abort();
+  private sse: EventSink | undefined;
+  private readonly onRequestAbort = () => this.abandon();
 
   constructor(originalId: JsonRpcId, options: ExchangeOptions) {
     this.originalId = originalId;
     this.options = options;
-    this.signal = this.controller.signal;
-    this.response = new Promise((resolve) => {
-      this.resolveResponse = resolve;
-    });
-    if (options.requestSignal?.aborted) this.abort();
+    if (options.requestSignal?.aborted) this.abandon();
     else options.requestSignal?.addEventListener("abort", this.onRequestAbort, { once: true });
+    options.sink.watch?.(this.onRequestAbort);
   }
 
   get finished(): boolean {
@@ -74,16 +163,9 @@ export class Exchange {
   /** Starts the SSE response now (streaming methods, or the "sse" policy). */
   openStream(): void {
     if (this.done || this.sse) return;
-    const sse = new SseStream({
-      keepAliveMs: this.options.keepAliveMs,
-      onCancel: () => this.abort(),
-    });
-    this.sse = sse;
-    const headers = new Headers(this.options.baseHeaders);
-    headers.set("Content-Type", "text/event-stream");
-    headers.set("Cache-Control", "no-cache, no-transform");
-    headers.set("X-Accel-Buffering", "no");
-    this.respond(new Response(sse.body, { status: 200, headers }));
+    this.responded = true;
+    const { sink, baseHeaders, keepAliveMs } = this.options;
+    this.sse = sink.openStream(sseHeaders(baseHeaders), keepAliveMs, () => this.abandon());
   }
 
   /** A notification that belongs to this request (progress, log, subscription events). */
@@ -93,7 +175,7 @@ export class Exchange {
       if (this.options.mode === "json") return Promise.resolve();
       this.openStream();
     }
-    return this.sse!.write(notification);
+    return this.sse!.writeText(formatSseEvent(notification));
   }
 
   /** The final response; its id is put back to the one the client sent. */
@@ -101,13 +183,13 @@ export class Exchange {
     if (this.done) return;
     const message = { ...response, id: this.originalId };
     if (this.sse) {
-      const written = this.sse.write(message);
+      const written = this.sse.writeText(formatSseEvent(message));
       this.finish();
       await written;
       return;
     }
     const status = "error" in message ? statusForError(message.error.code) : 200;
-    this.respond(jsonResponse(message, status, this.options.baseHeaders));
+    this.respond(jsonReply(message, status, this.options.baseHeaders));
     this.finish();
   }
 
@@ -118,32 +200,33 @@ export class Exchange {
     this.finish();
   }
 
-  /** The server is closing: answer what has not been answered yet. */
+  /** The server is closing (its session stops the handlers): answer what is unanswered. */
   fail(message: string): void {
     if (this.done) return;
-    this.controller.abort(new Error(message));
     if (!this.responded) {
       const error = { code: ErrorCode.InternalError, message };
       this.respond(
-        jsonResponse({ jsonrpc: "2.0", id: this.originalId, error }, 503, this.options.baseHeaders),
+        jsonReply({ jsonrpc: "2.0", id: this.originalId, error }, 503, this.options.baseHeaders),
       );
     }
     this.finish();
   }
 
   /** The client went away: cancel the handler and write nothing more. */
-  private abort(): void {
+  abandon(): void {
     if (this.done) return;
-    this.controller.abort(new Error("client closed the response stream"));
-    // Nobody is left to read this; it only settles the promise.
-    this.respond(new Response(null, { status: 500 }));
+    this.onGone();
+    if (!this.responded) {
+      this.responded = true;
+      this.options.sink.abandon();
+    }
     this.finish();
   }
 
-  private respond(response: Response): void {
+  private respond(reply: PlainReply): void {
     if (this.responded) return;
     this.responded = true;
-    this.resolveResponse(response);
+    this.options.sink.reply(reply);
   }
 
   private finish(): void {

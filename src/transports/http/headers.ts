@@ -12,6 +12,14 @@ export const HEADER = {
   lastEventId: "Last-Event-ID",
 } as const;
 
+/**
+ * What the request checks read headers through: a web `Headers`, or the node:http adapter's view
+ * of the raw headers. Names are case-insensitive; repeated fields come back joined with ", ".
+ */
+export interface HeaderSource {
+  get(name: string): string | null;
+}
+
 /** Prefix of the per-parameter headers; the rest is the `x-mcp-header` value. */
 export const PARAM_HEADER_PREFIX = "Mcp-Param-";
 

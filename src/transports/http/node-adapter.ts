@@ -1,12 +1,20 @@
 /**
  * Serves the web-standard handler on node:http: request bodies stream in (the handler enforces
  * the size limit as it reads), responses stream out with backpressure, and a client that goes
- * away aborts its request.
+ * away aborts its request. Modern POSTs to a handler made by createHttpHandler take the fast
+ * path (node-fast-path.ts): same checks and answers, no web Request/Response in between.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "../../server/mcp-server.js";
-import { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./server.js";
+import { RawHeaders, serveFastPost, takesFastPath } from "./node-fast-path.js";
+import { writeResponse } from "./node-response.js";
+import {
+  createHttpHandler,
+  endpointOf,
+  type HttpHandler,
+  type HttpHandlerOptions,
+} from "./server.js";
 
 export interface NodeListenerOptions {
   /** The MCP endpoint path; other paths get 404. Default "/mcp". */
@@ -42,8 +50,17 @@ export function createNodeListener(
   options: NodeListenerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const path = options.path ?? "/mcp";
+  const origin = options.origin ?? "http://localhost";
+  // A legacy-only server would hand every POST on to the web core's legacy handler anyway.
+  const endpoint = endpointOf(handler);
+  const fast = endpoint?.server.modernEnabled ? endpoint : undefined;
   return (req, res) => {
-    void serveOne(handler, req, res, path, options.origin).catch((error) => {
+    const headers = fast ? new RawHeaders(req.rawHeaders) : undefined;
+    const serving =
+      fast && headers && takesFastPath(req, path, headers)
+        ? serveFastPost(fast, req, res, headers, origin)
+        : serveOne(handler, req, res, path, origin);
+    void serving.catch((error) => {
       if (!res.headersSent) {
         res.statusCode = 500;
         res.end();
@@ -106,7 +123,7 @@ async function serveOne(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
-  origin = "http://localhost",
+  origin: string,
 ): Promise<void> {
   const target = new URL(req.url ?? "/", origin);
   if (target.pathname !== path && !handler.extraPaths.includes(target.pathname)) {
@@ -135,28 +152,11 @@ async function serveOne(
     init.duplex = "half";
   }
   const response = await handler.handle(new Request(target, init));
-  if (res.destroyed || abort.signal.aborted) {
+  if (abort.signal.aborted) {
     await response.body?.cancel().catch(() => {});
     return;
   }
-  // Headers go straight to writeHead as a flat [name, value, …] list: no per-header setHeader
-  // bookkeeping, and repeated names (Set-Cookie) each keep their line.
-  const outgoing: string[] = [];
-  response.headers.forEach((value, name) => {
-    outgoing.push(name, value);
-  });
-  // The rest of an oversized body is never read; do not keep the connection for another request.
-  if (bodyAbandoned || (hasBody && !req.complete)) outgoing.push("Connection", "close");
-  if (!response.body) {
-    res.writeHead(response.status, outgoing).end();
-    return;
-  }
-  res.writeHead(response.status, outgoing);
-  // Only a stream (SSE) needs its headers on the wire before the body; a finite reply (JSON,
-  // plain errors) lets node:http send them with the first body chunk, in one socket write.
-  // (Not res.cork(): on Node 22 a corked reply written this way loses its body.)
-  if (response.headers.get("content-type")?.startsWith("text/event-stream")) res.flushHeaders();
-  await pipeBody(response.body, res);
+  await writeResponse(response, req, res, bodyAbandoned);
 }
 
 /** The request body as a web stream that pauses the socket when the reader falls behind. */
@@ -196,33 +196,4 @@ function bodyStream(req: IncomingMessage, onAbandon: () => void): ReadableStream
       onAbandon();
     },
   });
-}
-
-async function pipeBody(body: ReadableStream<Uint8Array>, res: ServerResponse): Promise<void> {
-  const reader = body.getReader();
-  const onClose = () => void reader.cancel().catch(() => {});
-  res.once("close", onClose);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (res.destroyed) return;
-      if (!res.write(value)) {
-        await new Promise<void>((resolve) => {
-          const settle = () => {
-            res.off("drain", settle);
-            res.off("close", settle);
-            resolve();
-          };
-          res.on("drain", settle);
-          res.on("close", settle);
-        });
-      }
-    }
-    res.end();
-  } catch {
-    res.destroy();
-  } finally {
-    res.off("close", onClose);
-  }
 }

@@ -1,7 +1,9 @@
 /**
- * Server Validation of a modern POST (2026-07-28 Streamable HTTP): the request's `_meta`
- * envelope, and the mirrored headers against the body. Intermediaries route on the headers while
- * we execute the body, so any disagreement is refused with -32020 before a handler runs.
+ * Server Validation of a modern POST (2026-07-28 Streamable HTTP): the media types it carries and
+ * accepts, which era it belongs to, the request's `_meta` envelope, and the mirrored headers
+ * against the body. Intermediaries route on the headers while we execute the body, so any
+ * disagreement is refused with -32020 before a handler runs. Headers are read through
+ * `HeaderSource`, so the web-standard core and the node:http fast path run the same checks.
  */
 import {
   HeaderMismatchError,
@@ -10,10 +12,17 @@ import {
   type JsonRpcError,
   UnsupportedProtocolVersionError,
 } from "../../jsonrpc/errors.js";
-import type { JsonRpcRequest } from "../../jsonrpc/types.js";
+import type { JsonRpcMessage, JsonRpcRequest } from "../../jsonrpc/types.js";
 import { META } from "../../protocol/meta.js";
+import { isLegacyVersion } from "../../protocol/versions.js";
 import { scanHeaderAnnotations, valueAtPath } from "./header-annotations.js";
-import { decodeHeaderValue, HEADER, NAME_SOURCE, paramHeaderName } from "./headers.js";
+import {
+  decodeHeaderValue,
+  HEADER,
+  type HeaderSource,
+  NAME_SOURCE,
+  paramHeaderName,
+} from "./headers.js";
 
 export interface RequestCheckContext {
   /** Versions this server speaks; anything else is -32022. */
@@ -22,9 +31,39 @@ export interface RequestCheckContext {
   toolInputSchema(name: string): unknown;
 }
 
+/** Media types of an Accept or Content-Type value, without parameters, lowercased. */
+function mediaRanges(value: string | null): string[] {
+  if (!value) return [];
+  return value.split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+}
+
+/** Whether Accept lists both JSON and SSE by name; wildcards such as curl's default do not count. */
+export function acceptsBoth(accept: string | null): boolean {
+  const ranges = mediaRanges(accept);
+  return ranges.includes("application/json") && ranges.includes("text/event-stream");
+}
+
+export function isJsonContentType(contentType: string | null): boolean {
+  return mediaRanges(contentType)[0] === "application/json";
+}
+
+/**
+ * Whether a POST belongs to the modern (2026-07-28) path: `_meta` with a protocol version says
+ * yes (legacy clients never send that key); else a legacy MCP-Protocol-Version header, or none,
+ * says no; any other version header says yes unless the request names a legacy session (whose
+ * handler then refuses the version).
+ */
+export function claimsModern(headers: HeaderSource, message: JsonRpcMessage): boolean {
+  const params = "method" in message ? message.params : undefined;
+  if (params && isPlainObject(params._meta) && META.protocolVersion in params._meta) return true;
+  const version = headers.get(HEADER.protocolVersion)?.trim();
+  if (version === undefined || version === "" || isLegacyVersion(version)) return false;
+  return headers.get(HEADER.sessionId) === null;
+}
+
 /** Returns the error to answer with, or undefined when the request may be dispatched. */
 export function checkModernRequest(
-  headers: Headers,
+  headers: HeaderSource,
   request: JsonRpcRequest,
   context: RequestCheckContext,
 ): JsonRpcError | undefined {
@@ -81,7 +120,7 @@ export function checkModernRequest(
 }
 
 function checkParamHeaders(
-  headers: Headers,
+  headers: HeaderSource,
   inputSchema: unknown,
   args: unknown,
 ): JsonRpcError | undefined {

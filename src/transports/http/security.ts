@@ -2,7 +2,7 @@
  * Host and Origin checks against DNS rebinding, and CORS for browser clients. Fail closed:
  * without configuration only loopback names pass, and an empty allowlist lets nothing through.
  */
-import { HEADER, PARAM_HEADER_PREFIX } from "./headers.js";
+import { HEADER, type HeaderSource, PARAM_HEADER_PREFIX } from "./headers.js";
 
 export interface SecurityOptions {
   /**
@@ -79,8 +79,18 @@ export function originAllowed(origin: string, allowed: SecurityOptions["allowedO
   });
 }
 
+/** What the Host and Origin checks read: a web Request, or the node:http adapter's request view. */
+export interface RequestView {
+  readonly headers: HeaderSource;
+  /** The absolute request URL; only read when the request has no Host header. */
+  readonly url: string;
+}
+
 /** Why a request is refused, or undefined when its Host and Origin pass. */
-export function securityFailure(request: Request, options: SecurityOptions): string | undefined {
+export function securityFailure(
+  request: RequestView,
+  options: SecurityOptions,
+): string | undefined {
   const host = request.headers.get("host") ?? new URL(request.url).host;
   if (!hostAllowed(host, options.allowedHosts)) return `Host '${host}' is not allowed`;
   const origin = request.headers.get("origin");
@@ -110,15 +120,28 @@ const EXPOSED_RESPONSE_HEADERS = [
   "WWW-Authenticate",
 ];
 
+/** Header name/value pairs, in the order they were added. */
+export type HeaderPairs = readonly (readonly [string, string])[];
+
+export const NO_HEADERS: HeaderPairs = [];
+
+const EXPOSED = EXPOSED_RESPONSE_HEADERS.join(", ");
+
+/** CORS headers for an actual response to an (already validated) Origin, as pairs. */
+export function corsHeaderPairs(origin: string | null, options: CorsOptions): HeaderPairs {
+  if (origin === null) return NO_HEADERS;
+  const pairs: [string, string][] = [
+    ["Access-Control-Allow-Origin", origin],
+    ["Vary", "Origin"],
+    ["Access-Control-Expose-Headers", EXPOSED],
+  ];
+  if (options.allowCredentials) pairs.push(["Access-Control-Allow-Credentials", "true"]);
+  return pairs;
+}
+
 /** CORS headers for an actual response to an (already validated) Origin. */
 export function corsHeaders(origin: string | null, options: CorsOptions): Headers {
-  const headers = new Headers();
-  if (origin === null) return headers;
-  headers.set("Access-Control-Allow-Origin", origin);
-  headers.set("Vary", "Origin");
-  headers.set("Access-Control-Expose-Headers", EXPOSED_RESPONSE_HEADERS.join(", "));
-  if (options.allowCredentials) headers.set("Access-Control-Allow-Credentials", "true");
-  return headers;
+  return new Headers(corsHeaderPairs(origin, options) as [string, string][]);
 }
 
 /**

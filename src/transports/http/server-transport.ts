@@ -64,14 +64,22 @@ export class HttpServerTransport implements Transport {
 
   /** Hands one POSTed request to the server; its output goes to `exchange`. */
   deliverRequest(request: JsonRpcRequest, exchange: Exchange, context: MessageContext): void {
+    if (exchange.finished) return; // the client left before its request was dispatched
     if (this.isClosed || !this.receiver) {
       exchange.fail("Server is shutting down");
       return;
     }
+    const receiver = this.receiver;
     const internalId = ++this.nextId;
     this.exchanges.set(internalId, exchange);
     exchange.onDone = () => this.exchanges.delete(internalId);
-    this.receiver.message({ ...request, id: internalId }, context);
+    // A client that closes its response stream cancels the request, as MCP cancellation does:
+    // the handler's signal aborts and no reply is sent.
+    exchange.onGone = () => {
+      const params = { requestId: internalId, reason: "client closed the response stream" };
+      receiver.message({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+    };
+    receiver.message({ ...request, id: internalId }, context);
   }
 
   deliverNotification(notification: JsonRpcNotification, context: MessageContext): void {
