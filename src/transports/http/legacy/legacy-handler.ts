@@ -17,11 +17,7 @@ import {
   samePrincipal,
 } from "./legacy-responses.js";
 import { LegacySession, type LegacySessionOptions } from "./legacy-session.js";
-import {
-  InMemorySessionRecordStore,
-  principalKey,
-  type SessionRecordStore,
-} from "./session-records.js";
+import { principalKey, type SessionRecordStore } from "./session-records.js";
 import { InMemorySessionStore, type SessionStore } from "./session-store.js";
 import { type LegacyResponseMode, PostReply } from "./session-transport.js";
 
@@ -46,8 +42,8 @@ export interface LegacyOptions {
    * Where session records are kept, so that a process which does not hold a session (a
    * restarted server) rebuilds it on its next request, without a new `initialize`. Pass a
    * durable one (FileSessionRecordStore, with a FileEventStore as `eventStore`) to survive
-   * restarts: `close()` then suspends sessions instead of ending them. Default: in memory, and
-   * `close()` ends every session.
+   * restarts: `close()` then suspends sessions instead of ending them. Default: none (sessions
+   * live in this process only, and `close()` ends every session).
    */
   sessionRecords?: SessionRecordStore;
   /**
@@ -83,7 +79,7 @@ export class LegacyHandler {
   private readonly settings: LegacyHandlerSettings;
   private readonly sessions: SessionStore<LegacySession>;
   private readonly events: EventStore;
-  private readonly records: SessionRecordStore;
+  private readonly records: SessionRecordStore | undefined;
   /** Sessions outlive this handler: their records are someone else's (a durable store). */
   private readonly suspendOnClose: boolean;
   private readonly idleMs: number;
@@ -98,7 +94,8 @@ export class LegacyHandler {
     this.settings = settings;
     this.sessions = options.sessionStore ?? new InMemorySessionStore();
     this.events = options.eventStore ?? new InMemoryEventStore();
-    this.records = options.sessionRecords ?? new InMemorySessionRecordStore();
+    // Without a configured store there are no records: sessions live in this process only.
+    this.records = options.sessionRecords;
     this.suspendOnClose = options.sessionRecords !== undefined;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.idleMs / 2 + 10));
@@ -308,10 +305,10 @@ export class LegacyHandler {
   }
 
   private async load(id: string, principal: unknown): Promise<LegacySession | undefined> {
-    const record = await this.records.load(id);
+    const record = await this.records?.load(id);
     if (!record) return undefined;
     if (Date.now() - record.lastUsed > this.idleMs) {
-      await this.records.delete(id);
+      await this.records?.delete(id);
       await this.events.forgetSession(id);
       return undefined;
     }
@@ -358,7 +355,7 @@ export class LegacyHandler {
 
   /** Records nobody used for too long (held by no process, or by one that died) go. */
   private async expireRecords(): Promise<void> {
-    const removed = (await this.records.removeIdle?.(Date.now() - this.idleMs)) ?? [];
+    const removed = (await this.records?.removeIdle?.(Date.now() - this.idleMs)) ?? [];
     for (const id of removed) {
       const held = this.sessions.get(id);
       // Alive here after all (its last use not written yet): it keeps its record.

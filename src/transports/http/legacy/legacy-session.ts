@@ -23,7 +23,8 @@ import { LegacySessionTransport } from "./session-transport.js";
 
 export interface LegacySessionOptions {
   store: EventStore;
-  records: SessionRecordStore;
+  /** Where the session's record goes; none without a configured store (nothing could use it). */
+  records: SessionRecordStore | undefined;
   keepAliveMs: number;
   retryMs: number;
   principal: unknown;
@@ -70,7 +71,7 @@ export class LegacySession {
   private readonly streams = new Map<string, ResumableStream>();
   private standaloneStream: ResumableStream | undefined;
   private closing: Promise<void> | undefined;
-  private readonly recorder: RecordWriter;
+  private readonly recorder: RecordWriter | undefined;
   /** The principal as the record keeps it; undefined when it cannot be (no record then). */
   private readonly principalJson: string | null | undefined;
   private recordedUse = 0;
@@ -83,7 +84,7 @@ export class LegacySession {
     this.options = options;
     this.principal = options.principal;
     this.principalJson = principalKey(options.principal);
-    this.recorder = new RecordWriter(options.records, options.onError);
+    this.recorder = options.records && new RecordWriter(options.records, options.onError);
     this.transport = new LegacySessionTransport({
       standalone: () => this.standaloneStream,
       replied: (method, reply) => this.onReplied(method, reply),
@@ -221,11 +222,11 @@ export class LegacySession {
   /** Ends the session: streams end, the server connection closes, its record and events go. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.recorder.freeze();
+      this.recorder?.freeze();
       for (const stream of [...this.streams.values()]) stream.end();
       this.standaloneStream = undefined;
       await this.connection.session.close();
-      await this.recorder.delete(this.id);
+      await this.recorder?.delete(this.id);
       await this.options.store.forgetSession(this.id);
     })();
     return this.closing;
@@ -239,19 +240,19 @@ export class LegacySession {
   suspend(): Promise<void> {
     this.closing ??= (async () => {
       this.persist();
-      this.recorder.freeze();
+      this.recorder?.freeze();
       const streams = [...this.streams.values()];
       await this.connection.session.close();
       for (const stream of streams) stream.disconnect();
       await Promise.all(streams.map((stream) => stream.settled()));
-      await this.recorder.settled();
+      await this.recorder?.settled();
     })();
     return this.closing;
   }
 
   /** Writes the record as things are now (nothing before `initialize` has been answered). */
   persist(): void {
-    if (this.restoring || this.principalJson === undefined) return;
+    if (!this.recorder || this.restoring || this.principalJson === undefined) return;
     const state = this.connection.legacySnapshot();
     if (!state) return;
     const streams = [...this.streams.values()].map((stream) =>
