@@ -54,6 +54,15 @@ function stdioClient(spec: TrialSpec): Promise<BenchClient> {
   return bareStdioClient(server, spec.era);
 }
 
+/**
+ * Node flags for every server in a memory run. `--expose-gc`: the run asks the server for a full
+ * GC before reading RSS (see peers/gc-hook.ts). The young generation is pinned at the size busy
+ * servers grow it to (2 × 16 MiB semi-spaces on 64-bit Node 20): left to grow, it doubled at
+ * whichever point each server's allocation rate made V8 decide to, sometimes inside the measured
+ * window, and RSS then counted up to 16 MiB of young generation as "session" memory.
+ */
+const MEMORY_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-space-size=16"];
+
 /** Starts an HTTP server child and waits for its `listening <url>` line. */
 async function startHttpServer(spec: TrialSpec): Promise<{ child: ChildProcess; url: string }> {
   const args = ["--http"];
@@ -61,8 +70,7 @@ async function startHttpServer(spec: TrialSpec): Promise<{ child: ChildProcess; 
   if (spec.workload === "legacy")
     args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");
   const { command, args: full } = serverCommand(spec.server, args);
-  // Memory runs may ask the server for a full GC before reading RSS (see peers/gc-hook.ts).
-  const child = spawn(command, spec.workload === "legacy" ? ["--expose-gc", ...full] : full, {
+  const child = spawn(command, spec.workload === "legacy" ? [...MEMORY_FLAGS, ...full] : full, {
     stdio: ["ignore", "pipe", "pipe"],
     env: serverEnv(spec.workload === "legacy" ? { BENCH_GC: "1" } : {}),
   });
