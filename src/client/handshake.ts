@@ -46,7 +46,11 @@ export function withMeta(
 ): JsonObject | undefined {
   const own = isPlainObject(params?._meta) ? params._meta : undefined;
   if (!base && !extra && !own) return params;
-  return { ...params, _meta: { ...base, ...own, ...extra } };
+  // Object.assign, not a spread that adds `_meta`: on Node 20 such copies outlived their request
+  // in the young generation (see McpServer.decorateModern).
+  const merged: JsonObject = Object.assign({}, params);
+  merged._meta = Object.assign({}, base, own, extra);
+  return merged;
 }
 
 export function stateFromDiscover(version: string, result: JsonObject): ServerState {

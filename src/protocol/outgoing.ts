@@ -185,8 +185,12 @@ export class OutgoingRequests {
 }
 
 function withProgressToken(params: JsonObject | undefined, token: JsonRpcId): JsonObject {
-  const meta = (params?._meta as JsonObject | undefined) ?? {};
-  return { ...params, _meta: { ...meta, progressToken: token } };
+  // Object.assign rather than spreads that add keys (see McpServer.decorateModern).
+  const meta: JsonObject = Object.assign({}, params?._meta as JsonObject | undefined);
+  meta.progressToken = token;
+  const merged: JsonObject = Object.assign({}, params);
+  merged._meta = meta;
+  return merged;
 }
 
 function abortError(signal: AbortSignal, method: string): LocalError {

@@ -244,7 +244,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     user: Record<string, string> | undefined,
     message: JsonRpcMessage,
   ): Record<string, string> {
-    const headers = { ...user };
+    const headers: Record<string, string> = Object.assign({}, user);
     headers["Content-Type"] = "application/json";
     headers.Accept = ACCEPT;
     const params = "params" in message ? message.params : undefined;
