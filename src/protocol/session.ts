@@ -145,20 +145,15 @@ export class Session {
   private readonly requestHandlers = new Map<string, RequestHandler>();
   private readonly notificationHandlers = new Map<string, NotificationHandler>();
   private readonly active = new Map<JsonRpcId, ActiveRequest>();
-  private readonly outgoing: OutgoingRequests;
+  /** Made with the first outgoing request: most server sessions never send one. */
+  private outgoingValue: OutgoingRequests | undefined;
   private shuttingDown: Promise<void> | undefined;
 
   constructor(transport: Transport, options: SessionOptions = {}) {
     this.transport = transport;
     this.options = options;
-    this.outgoing = new OutgoingRequests({
-      send: (message, sendOptions) => this.transport.send(message, sendOptions),
-      cancelOnWire: (id, reason) => this.cancelOnWire(id, reason),
-      defaultTimeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-      maxTimeoutMs: options.maxRequestTimeoutMs ?? DEFAULTS.maxRequestTimeoutMs,
-    });
     this.closed = transport.closed.then((info) => {
-      this.outgoing.rejectAll(
+      this.outgoingValue?.rejectAll(
         info.error ?? new LocalError("closed", "transport closed before the reply arrived"),
       );
       for (const request of this.active.values()) {
@@ -168,8 +163,18 @@ export class Session {
     });
     this.setNotificationHandler("notifications/cancelled", (params) => this.onCancelled(params));
     this.setNotificationHandler("notifications/progress", (params) =>
-      this.outgoing.progress(params),
+      this.outgoingValue?.progress(params),
     );
+  }
+
+  private get outgoing(): OutgoingRequests {
+    this.outgoingValue ??= new OutgoingRequests({
+      send: (message, sendOptions) => this.transport.send(message, sendOptions),
+      cancelOnWire: (id, reason) => this.cancelOnWire(id, reason),
+      defaultTimeoutMs: this.options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+      maxTimeoutMs: this.options.maxRequestTimeoutMs ?? DEFAULTS.maxRequestTimeoutMs,
+    });
+    return this.outgoingValue;
   }
 
   /** Starts reading from the transport. Register handlers first. */
@@ -179,7 +184,7 @@ export class Session {
       frameError: (error) => this.onFrameError(error),
       ended: () => void this.shutdown(),
       interrupted: (error) => {
-        this.outgoing.rejectAll(error);
+        this.outgoingValue?.rejectAll(error);
         this.options.onInterrupted?.(error);
       },
       resumed: () => this.options.onResumed?.(),
@@ -212,7 +217,7 @@ export class Session {
 
   /** Number of outgoing requests awaiting a reply. */
   get pendingRequests(): number {
-    return this.outgoing.size;
+    return this.outgoingValue?.size ?? 0;
   }
 
   /**
@@ -260,7 +265,7 @@ export class Session {
   }
 
   private onResponse(response: JsonRpcResponse): void {
-    if (!this.outgoing.settle(response)) {
+    if (!this.outgoingValue?.settle(response)) {
       // Late replies to cancelled or timed-out requests land here too: dropped quietly.
       const id = response.id === null ? "null" : JSON.stringify(response.id);
       const detail =

@@ -61,8 +61,11 @@ export class ServerConnection {
   readonly session: Session;
   private readonly core: ServerCore;
   private legacy: LegacyState | undefined;
-  /** Legacy: per subscribed uri, what the event source's watch() gave back (when it has one). */
-  private readonly watches = new Map<string, Promise<() => void>>();
+  /**
+   * Legacy: per subscribed uri, what the event source's watch() gave back (when it has one).
+   * Made on first use: an idle legacy session should cost as little as possible.
+   */
+  private watches: Map<string, Promise<() => void>> | undefined;
 
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
@@ -112,6 +115,7 @@ export class ServerConnection {
 
   private async subscribe(legacy: LegacyState, uri: string): Promise<void> {
     const source = this.core.subscriptionEvents;
+    this.watches ??= new Map();
     const { watches } = this;
     if (source.watch && !watches.has(uri)) {
       const watching = source.watch(uri);
@@ -130,8 +134,8 @@ export class ServerConnection {
 
   private unsubscribe(legacy: LegacyState, uri: string): void {
     legacy.subscriptions.delete(uri);
-    const watching = this.watches.get(uri);
-    this.watches.delete(uri);
+    const watching = this.watches?.get(uri);
+    this.watches?.delete(uri);
     watching?.then(
       (stop) => stop(),
       () => {},
@@ -142,7 +146,7 @@ export class ServerConnection {
   private legacyEnded(): void {
     const legacy = this.legacy;
     if (!legacy) return;
-    for (const uri of [...this.watches.keys()]) this.unsubscribe(legacy, uri);
+    for (const uri of [...(this.watches?.keys() ?? [])]) this.unsubscribe(legacy, uri);
     if (legacy.logLevel !== undefined) {
       legacy.logLevel = undefined;
       void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
