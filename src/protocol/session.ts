@@ -15,6 +15,7 @@ import type {
   SendOptions,
   Transport,
 } from "../transports/transport.js";
+import { LazyAbort } from "./lazy-abort.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 
 export type { RequestOptions } from "./outgoing.js";
@@ -69,34 +70,13 @@ export interface SessionOptions {
 }
 
 /**
- * An incoming request being handled. Its AbortController is made only when the handler first
- * reads `signal`: on Node 20 an AbortSignal costs more to create than the rest of a small
- * request's bookkeeping, and most handlers never look at it. An abort that comes first is
- * remembered and applied when the signal is made, so a late reader still sees it aborted.
+ * An incoming request being handled; its signal is made only when the handler first reads it
+ * (see LazyAbort).
  */
-class ActiveRequest {
+class ActiveRequest extends LazyAbort {
   /** Set by notifications/cancelled: nothing more may be sent for this id. */
   cancelled = false;
-  aborted = false;
   done: Promise<void> = Promise.resolve();
-  private controller: AbortController | undefined;
-  private reason: unknown;
-
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.aborted) this.controller.abort(this.reason);
-    }
-    return this.controller.signal;
-  }
-
-  /** Like AbortController.abort: the first reason wins. */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.controller?.abort(reason);
-  }
 }
 
 /** The context a handler sees; `signal` is made on first read (see ActiveRequest). */

@@ -1,41 +1,21 @@
+import { LazyAbort } from "../../../protocol/lazy-abort.js";
+
 /**
  * The cancellation of one outgoing request. An AbortController (and its EventTarget listener
  * bookkeeping) per request was a measurable share of the client's CPU per modern POST; this
- * holds one plain callback instead and makes a real AbortSignal only for the code that needs
+ * holds one plain callback instead, and the AbortSignal is made only for the code that needs
  * one (fetch, the legacy session).
  */
-export class RequestCancel {
-  private abortedValue = false;
-  private reasonValue: unknown;
-  private controller: AbortController | undefined;
+export class RequestCancel extends LazyAbort {
   private listener: ((reason: unknown) => void) | undefined;
 
-  get aborted(): boolean {
-    return this.abortedValue;
-  }
-
-  get reason(): unknown {
-    return this.reasonValue;
-  }
-
-  /** An AbortSignal that follows this cancellation (made on first use). */
-  get signal(): AbortSignal {
-    if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.abortedValue) this.controller.abort(this.reasonValue);
-    }
-    return this.controller.signal;
-  }
-
   /** Cancels, once: the current listener and the signal (if made) hear `reason`. */
-  abort(reason: unknown): void {
-    if (this.abortedValue) return;
-    this.abortedValue = true;
-    this.reasonValue = reason;
+  override abort(reason: unknown): boolean {
     const listener = this.listener;
+    if (!super.abort(reason)) return false;
     this.listener = undefined;
     listener?.(reason);
-    this.controller?.abort(reason);
+    return true;
   }
 
   /**
