@@ -234,13 +234,16 @@ export class ClientConnection {
   }
 
   private open(transport: Transport): Session {
-    const session = new Session(transport, {
-      requestTimeoutMs: this.options.requestTimeoutMs,
-      onProtocolError: this.options.onProtocolError,
-      fallbackNotificationHandler: (method, params) => this.onNotification(method, params),
-      onInterrupted: () => this.holdRequests(),
-      onResumed: () => this.rehandshake(),
-    });
+    const session = new Session(
+      transport,
+      {
+        requestTimeoutMs: this.options.requestTimeoutMs,
+        onProtocolError: this.options.onProtocolError,
+        onInterrupted: () => this.holdRequests(),
+        onResumed: () => this.rehandshake(),
+      },
+      { handleNotification: (method, params) => this.onNotification(method, params) },
+    );
     installServerRequestHandlers(session, this.options.handlers ?? {});
     // A transport that closes for good releases anyone waiting for a restart.
     void session.closed.then((info) => {

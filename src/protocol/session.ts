@@ -14,6 +14,7 @@ import type {
   MessageContext,
   SendOptions,
   Transport,
+  TransportReceiver,
 } from "../transports/transport.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
@@ -55,18 +56,26 @@ export interface SessionOptions {
   answerFrameErrors?: boolean;
   /** Called for things worth a log line: unreadable frames, replies to unknown ids, handler bugs. */
   onProtocolError?: (error: Error) => void;
-  /** A request for which no handler is registered. Default: -32601. */
-  fallbackRequestHandler?: RequestHandler;
-  /** A notification for which no handler is registered. Default: ignored. */
-  fallbackNotificationHandler?: (
-    method: string,
-    params: JsonObject,
-    context: MessageContext,
-  ) => void;
   /** Called when a supervised transport lost its peer and is restarting it. */
   onInterrupted?: (error: Error) => void;
   /** Called after a supervised transport brought a fresh peer up. */
   onResumed?: () => void;
+}
+
+/**
+ * Takes what no registered handler does, and hears when the session closes. One object per
+ * session (a server connection is its own), so that options can be shared by many sessions.
+ */
+export interface SessionDispatcher {
+  /** A request for which no handler is registered. Default: -32601. */
+  handleRequest?(
+    params: JsonObject,
+    context: IncomingRequestContext,
+  ): JsonObject | Promise<JsonObject>;
+  /** A notification for which no handler is registered. Default: ignored. */
+  handleNotification?(method: string, params: JsonObject, context: MessageContext): void;
+  /** The transport closed; called before `closed` resolves. */
+  sessionClosed?(info: CloseInfo): void;
 }
 
 /**
@@ -121,17 +130,21 @@ const DEFAULTS = {
 export class Session {
   readonly transport: Transport;
   readonly closed: Promise<CloseInfo>;
+  /** Often shared by every session of a server: never changed here. */
   private readonly options: SessionOptions;
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationHandlers = new Map<string, NotificationHandler>();
+  private readonly dispatcher: SessionDispatcher | undefined;
+  /** Registered handlers; made on first registration (a server connection has none). */
+  private requestHandlers: Map<string, RequestHandler> | undefined;
+  private notificationHandlers: Map<string, NotificationHandler> | undefined;
   private readonly active = new Map<JsonRpcId, ActiveRequest>();
   /** Made with the first outgoing request: most server sessions never send one. */
   private outgoingValue: OutgoingRequests | undefined;
   private shuttingDown: Promise<void> | undefined;
 
-  constructor(transport: Transport, options: SessionOptions = {}) {
+  constructor(transport: Transport, options: SessionOptions = {}, dispatcher?: SessionDispatcher) {
     this.transport = transport;
     this.options = options;
+    this.dispatcher = dispatcher;
     this.closed = transport.closed.then((info) => {
       this.outgoingValue?.rejectAll(
         info.error ?? new LocalError("closed", "transport closed before the reply arrived"),
@@ -139,12 +152,13 @@ export class Session {
       for (const request of this.active.values()) {
         request.abort(new LocalError("closed", "transport closed"));
       }
+      try {
+        this.dispatcher?.sessionClosed?.(info);
+      } catch (error) {
+        this.report(asError(error));
+      }
       return info;
     });
-    this.setNotificationHandler("notifications/cancelled", (params) => this.onCancelled(params));
-    this.setNotificationHandler("notifications/progress", (params) =>
-      this.outgoingValue?.progress(params),
-    );
   }
 
   private get outgoing(): OutgoingRequests {
@@ -159,23 +173,17 @@ export class Session {
 
   /** Starts reading from the transport. Register handlers first. */
   start(): void {
-    this.transport.start({
-      message: (message, context) => this.receive(message, context ?? {}),
-      frameError: (error) => this.onFrameError(error),
-      ended: () => void this.shutdown(),
-      interrupted: (error) => {
-        this.outgoingValue?.rejectAll(error);
-        this.options.onInterrupted?.(error);
-      },
-      resumed: () => this.options.onResumed?.(),
-    });
+    this.transport.start(new Session.Receiver(this));
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
+    this.requestHandlers ??= new Map();
     this.requestHandlers.set(method, handler);
   }
 
+  /** Replaces the built-in handling of notifications/cancelled and /progress too. */
   setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.notificationHandlers ??= new Map();
     this.notificationHandlers.set(method, handler);
   }
 
@@ -255,12 +263,14 @@ export class Session {
   }
 
   private onNotification(notification: JsonRpcNotification, context: MessageContext): void {
-    const handler = this.notificationHandlers.get(notification.method);
-    const fallback = this.options.fallbackNotificationHandler;
-    if (!handler && !fallback) return;
+    const { method } = notification;
+    const params = notification.params ?? {};
     try {
-      if (handler) handler(notification.params ?? {}, context);
-      else fallback?.(notification.method, notification.params ?? {}, context);
+      const handler = this.notificationHandlers?.get(method);
+      if (handler) handler(params, context);
+      else if (method === "notifications/cancelled") this.onCancelled(params);
+      else if (method === "notifications/progress") this.outgoingValue?.progress(params);
+      else this.dispatcher?.handleNotification?.(method, params, context);
     } catch (error) {
       this.report(asError(error));
     }
@@ -285,8 +295,7 @@ export class Session {
       });
       return;
     }
-    const handler =
-      this.requestHandlers.get(method) ?? this.options.fallbackRequestHandler ?? methodNotFound;
+    const handler = this.requestHandlers?.get(method);
     const entry = new ActiveRequest();
     // Only HTTP carriers have a signal; a byte stream adds no listener at all.
     const carrier = context.signal;
@@ -308,7 +317,7 @@ export class Session {
   }
 
   private async run(
-    handler: RequestHandler,
+    handler: RequestHandler | undefined,
     request: JsonRpcRequest,
     handlerContext: IncomingRequestContext,
     entry: ActiveRequest,
@@ -318,7 +327,11 @@ export class Session {
     const { id, method } = request;
     let reply: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> };
     try {
-      reply = { result: await handler(request.params ?? {}, handlerContext) };
+      const params = request.params ?? {};
+      const result = handler
+        ? handler(params, handlerContext)
+        : this.dispatchRequest(params, handlerContext);
+      reply = { result: await result };
     } catch (error) {
       reply = { error: this.toWireError(error, method, entry.aborted) };
     } finally {
@@ -387,10 +400,50 @@ export class Session {
   private report(error: Error): void {
     this.options.onProtocolError?.(error);
   }
-}
 
-function methodNotFound(_params: JsonObject, context: IncomingRequestContext): never {
-  throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${context.method}`);
+  /** A request no registered handler takes: the dispatcher's, else -32601. */
+  private dispatchRequest(
+    params: JsonObject,
+    context: IncomingRequestContext,
+  ): JsonObject | Promise<JsonObject> {
+    const { dispatcher } = this;
+    if (dispatcher?.handleRequest) return dispatcher.handleRequest(params, context);
+    throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${context.method}`);
+  }
+
+  /**
+   * What the transport delivers to. A class rather than an object of closures, so that a
+   * session costs one small object here (legacy HTTP servers keep thousands of idle ones);
+   * declared inside Session so that it may call Session's private methods.
+   */
+  private static readonly Receiver = class implements TransportReceiver {
+    private readonly session: Session;
+
+    constructor(session: Session) {
+      this.session = session;
+    }
+
+    message(message: JsonRpcMessage, context?: MessageContext): void {
+      this.session.receive(message, context ?? {});
+    }
+
+    frameError(error: FrameError): void {
+      this.session.onFrameError(error);
+    }
+
+    ended(): void {
+      void this.session.shutdown();
+    }
+
+    interrupted(error: Error): void {
+      this.session.outgoingValue?.rejectAll(error);
+      this.session.options.onInterrupted?.(error);
+    }
+
+    resumed(): void {
+      this.session.options.onResumed?.();
+    }
+  };
 }
 
 function asError(error: unknown): Error {

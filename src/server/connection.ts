@@ -10,7 +10,11 @@ import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { isLoggingLevel } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
-import type { IncomingRequestContext } from "../protocol/session.js";
+import type {
+  IncomingRequestContext,
+  SessionDispatcher,
+  SessionOptions,
+} from "../protocol/session.js";
 import { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
@@ -35,7 +39,8 @@ interface LegacyState {
   clientInfo: Implementation | undefined;
   initialized: boolean;
   logLevel: LoggingLevel | undefined;
-  subscriptions: Set<string>;
+  /** Made on the first resources/subscribe: most sessions never send one. */
+  subscriptions: Set<string> | undefined;
 }
 
 /**
@@ -57,7 +62,22 @@ export interface LegacySnapshot {
  * carrying modern `_meta` is served statelessly; `initialize` switches the connection to legacy
  * semantics for the versions it negotiated.
  */
-export class ServerConnection {
+/** One options object per server, shared by the sessions of all its connections. */
+const sessionOptionsByServer = new WeakMap<ServerCore, SessionOptions>();
+
+function sessionOptionsFor(core: ServerCore): SessionOptions {
+  let options = sessionOptionsByServer.get(core);
+  if (!options) {
+    options = Object.assign({}, core.options.session, {
+      answerFrameErrors: true,
+      onProtocolError: core.reportError,
+    });
+    sessionOptionsByServer.set(core, options);
+  }
+  return options;
+}
+
+export class ServerConnection implements SessionDispatcher {
   readonly session: Session;
   private readonly core: ServerCore;
   private legacy: LegacyState | undefined;
@@ -69,16 +89,21 @@ export class ServerConnection {
 
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
-    this.session = new Session(transport, {
-      ...core.options.session,
-      answerFrameErrors: true,
-      onProtocolError: core.reportError,
-      fallbackRequestHandler: (params, context) => this.dispatch(params, context),
-    });
-    this.session.setNotificationHandler("notifications/initialized", () => {
-      if (this.legacy) this.legacy.initialized = true;
-    });
-    void this.session.closed.then(() => this.legacyEnded());
+    // This connection is its session's dispatcher: no closures per connection.
+    this.session = new Session(transport, sessionOptionsFor(core), this);
+  }
+
+  /** Every request (the session has no handlers of its own). */
+  handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
+    return this.dispatch(params, context);
+  }
+
+  handleNotification(method: string): void {
+    if (method === "notifications/initialized" && this.legacy) this.legacy.initialized = true;
+  }
+
+  sessionClosed(): void {
+    this.legacyEnded();
   }
 
   /** This connection's legacy session once initialized (for servers that relay another). */
@@ -109,7 +134,7 @@ export class ServerConnection {
   }
 
   notifyResourceUpdated(uri: string): void {
-    if (!this.legacy?.subscriptions.has(uri)) return;
+    if (!this.legacy?.subscriptions?.has(uri)) return;
     void this.session.notify("notifications/resources/updated", { uri }).catch(() => {});
   }
 
@@ -129,11 +154,12 @@ export class ServerConnection {
       // Unsubscribed (or the session ended) while the watch was being set up.
       if (watches.get(uri) !== watching) return;
     }
+    legacy.subscriptions ??= new Set();
     legacy.subscriptions.add(uri);
   }
 
   private unsubscribe(legacy: LegacyState, uri: string): void {
-    legacy.subscriptions.delete(uri);
+    legacy.subscriptions?.delete(uri);
     const watching = this.watches?.get(uri);
     this.watches?.delete(uri);
     watching?.then(
@@ -161,7 +187,7 @@ export class ServerConnection {
       protocolVersion: legacy.protocolVersion,
       clientCapabilities: legacy.clientCapabilities,
       initialized: legacy.initialized,
-      subscriptions: [...legacy.subscriptions],
+      subscriptions: [...(legacy.subscriptions ?? [])],
     };
     if (legacy.clientInfo !== undefined) snapshot.clientInfo = legacy.clientInfo;
     if (legacy.logLevel !== undefined) snapshot.logLevel = legacy.logLevel;
@@ -176,7 +202,7 @@ export class ServerConnection {
       clientInfo: snapshot.clientInfo,
       initialized: snapshot.initialized,
       logLevel: snapshot.logLevel,
-      subscriptions: new Set(),
+      subscriptions: undefined,
     };
     this.legacy = legacy;
     // Subscribed again here, so that whatever watches the resources in this process hears of it.
@@ -220,7 +246,7 @@ export class ServerConnection {
         : undefined,
       initialized: false,
       logLevel: undefined,
-      subscriptions: new Set(),
+      subscriptions: undefined,
     };
     const result: JsonObject = {
       protocolVersion,

@@ -288,4 +288,67 @@ describe("Session", () => {
     }
     await assert.rejects(client.request("c"), (error: unknown) => error instanceof LocalError);
   });
+
+  it("hands unregistered traffic to its dispatcher, registered handlers first, and tells it of the close", async () => {
+    const [serverSide, clientSide] = createMemoryPair();
+    const heard: string[] = [];
+    let closedWith: unknown;
+    const server = new Session(
+      serverSide,
+      {},
+      {
+        handleRequest: (params, context) => ({ dispatched: context.method, n: params.n ?? null }),
+        handleNotification: (method) => heard.push(method),
+        sessionClosed: (info) => {
+          closedWith = info;
+        },
+      },
+    );
+    server.setRequestHandler("own", () => ({ own: true }));
+    const client = new Session(clientSide);
+    server.start();
+    client.start();
+    assert.deepEqual(await client.request("own"), { own: true });
+    assert.deepEqual(await client.request("any/method", { n: 3 }), {
+      dispatched: "any/method",
+      n: 3,
+    });
+    await client.notify("notifications/initialized");
+    // The session's own notifications never reach the dispatcher.
+    await client.notify("notifications/cancelled", { requestId: 99 });
+    await client.notify("notifications/progress", { progressToken: 1, progress: 1 });
+    await until(() => heard.length === 1);
+    await delay(10);
+    assert.deepEqual(heard, ["notifications/initialized"]);
+    assert.equal(closedWith, undefined);
+    await client.close();
+    await server.closed;
+    assert.deepEqual(closedWith, {});
+  });
+
+  it("answers -32601 without a dispatcher, and lets a registered handler replace notifications/cancelled", async () => {
+    const { server, client } = linkedSessions();
+    const cancelled: JsonObject[] = [];
+    server.setNotificationHandler("notifications/cancelled", (params) => cancelled.push(params));
+    let signal: AbortSignal | undefined;
+    server.setRequestHandler("wait", async (_params, context) => {
+      signal = context.signal;
+      await delay(50);
+      return { finished: true };
+    });
+    server.start();
+    client.start();
+    await assert.rejects(
+      client.request("nothing/here"),
+      (error: unknown) => error instanceof JsonRpcError && error.code === -32601,
+    );
+    const controller = new AbortController();
+    const waiting = client.request("wait", {}, { signal: controller.signal });
+    await until(() => signal !== undefined);
+    controller.abort();
+    await assert.rejects(waiting);
+    await until(() => cancelled.length === 1);
+    // The replacement took the notification: the handler's own signal never fired.
+    assert.equal(signal?.aborted, false);
+  });
 });

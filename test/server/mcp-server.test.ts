@@ -81,7 +81,7 @@ function connectRaw(server: McpServer) {
   const [serverSide, clientSide] = createMemoryPair();
   server.connect(serverSide);
   const notifications: { method: string; params: JsonObject }[] = [];
-  const client = new Session(clientSide, { fallbackRequestHandler: undefined });
+  const client = new Session(clientSide);
   for (const method of [
     "notifications/message",
     "notifications/tools/list_changed",

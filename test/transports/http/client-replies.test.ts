@@ -29,10 +29,11 @@ async function open(
   server = await scriptedServer(script);
   const transport = new HttpClientTransport(server.url, { flavourCache: new Map() });
   const notifications: Array<{ method: string; params: JsonObject }> = [];
-  session = new Session(transport, {
-    requestTimeoutMs,
-    fallbackNotificationHandler: (method, params) => notifications.push({ method, params }),
-  });
+  session = new Session(
+    transport,
+    { requestTimeoutMs },
+    { handleNotification: (method, params) => notifications.push({ method, params }) },
+  );
   session.start();
   return { server, session, transport, notifications };
 }

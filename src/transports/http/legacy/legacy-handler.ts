@@ -83,6 +83,8 @@ export class LegacyHandler {
   /** Sessions outlive this handler: their records are someone else's (a durable store). */
   private readonly suspendOnClose: boolean;
   private readonly idleMs: number;
+  /** Shared by every session this handler makes. */
+  private readonly sessionOptions: LegacySessionOptions;
   private readonly sweeper: NodeJS.Timeout;
   private readonly rebuilding = new Map<string, Promise<LegacySession | undefined>>();
   private count = 0;
@@ -98,6 +100,14 @@ export class LegacyHandler {
     this.records = options.sessionRecords;
     this.suspendOnClose = options.sessionRecords !== undefined;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
+    this.sessionOptions = {
+      store: this.events,
+      records: this.records,
+      keepAliveMs: settings.keepAliveMs,
+      retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
+      recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
+      onError: (error) => server.reportError(error),
+    };
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.idleMs / 2 + 10));
     this.sweeper.unref();
   }
@@ -214,7 +224,7 @@ export class LegacyHandler {
       return errorResponse(message.id, "Too many sessions; try again later", 503, base);
     }
     if (this.closing) return restarting(message.id, base);
-    const session = new LegacySession(this.server, this.sessionOptions(principal));
+    const session = new LegacySession(this.server, this.sessionOptions, principal);
     this.sessions.set(session.id, session);
     this.count++;
     // The initialize answer is plain JSON: nothing is related to it yet, and no polling.
@@ -234,18 +244,6 @@ export class LegacyHandler {
       return new Response(response.body, { status: response.status, headers });
     }
     return response;
-  }
-
-  private sessionOptions(principal: unknown): LegacySessionOptions {
-    return {
-      store: this.events,
-      records: this.records,
-      keepAliveMs: this.settings.keepAliveMs,
-      retryMs: this.options.retryMs ?? DEFAULT_RETRY_MS,
-      principal,
-      recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
-      onError: (error) => this.server.reportError(error),
-    };
   }
 
   private newReply(
@@ -316,7 +314,8 @@ export class LegacyHandler {
     if (record.principal !== principalKey(principal)) return undefined;
     const session = await LegacySession.rebuild(
       this.server,
-      this.sessionOptions(principal),
+      this.sessionOptions,
+      principal,
       record,
     );
     if (this.closing || this.sessions.get(id)) {

@@ -19,15 +19,15 @@ import {
   type SessionRecord,
   type SessionRecordStore,
 } from "./session-records.js";
-import { LegacySessionTransport } from "./session-transport.js";
+import { LegacySessionTransport, type SessionTransportHost } from "./session-transport.js";
 
+/** Settings every session of one handler shares (one object for them all). */
 export interface LegacySessionOptions {
   store: EventStore;
   /** Where the session's record goes; none without a configured store (nothing could use it). */
   records: SessionRecordStore | undefined;
   keepAliveMs: number;
   retryMs: number;
-  principal: unknown;
   /** A use is written to the record when the last one written is older than this (ms). */
   recordUseEveryMs: number;
   /** Where failures to write the record go. */
@@ -59,7 +59,8 @@ export function newSessionId(): string {
 
 export type ResumeOutcome = { kind: "resumed"; response: Response } | { kind: "unknown" };
 
-export class LegacySession {
+/** Its own transport's host: nothing per session but the objects themselves. */
+export class LegacySession implements SessionTransportHost {
   readonly id: string;
   readonly transport: LegacySessionTransport;
   readonly connection: ServerConnection;
@@ -68,7 +69,8 @@ export class LegacySession {
   protocolVersion: string | undefined;
   lastSeen = Date.now();
   private readonly options: LegacySessionOptions;
-  private readonly streams = new Map<string, ResumableStream>();
+  /** The session's logical streams by id; made with the first one. */
+  private streams: Map<string, ResumableStream> | undefined;
   private standaloneStream: ResumableStream | undefined;
   private closing: Promise<void> | undefined;
   private readonly recorder: RecordWriter | undefined;
@@ -78,17 +80,17 @@ export class LegacySession {
   /** Set while a rebuild restores streams: one record is written at the end instead. */
   private restoring = false;
 
-  /** `id`: the id of a session being rebuilt; a new one is minted otherwise. */
-  constructor(server: McpServer, options: LegacySessionOptions, id?: string) {
+  /**
+   * `principal`: who opened the session (only they may use it); `id`: the id of a session being
+   * rebuilt; a new one is minted otherwise.
+   */
+  constructor(server: McpServer, options: LegacySessionOptions, principal: unknown, id?: string) {
     this.id = id ?? newSessionId();
     this.options = options;
-    this.principal = options.principal;
-    this.principalJson = principalKey(options.principal);
+    this.principal = principal;
+    this.principalJson = principalKey(principal);
     this.recorder = options.records && new RecordWriter(options.records, options.onError);
-    this.transport = new LegacySessionTransport({
-      standalone: () => this.standaloneStream,
-      replied: (method, reply) => this.onReplied(method, reply),
-    });
+    this.transport = new LegacySessionTransport(this);
     this.connection = server.connect(this.transport);
   }
 
@@ -102,9 +104,10 @@ export class LegacySession {
   static async rebuild(
     server: McpServer,
     options: LegacySessionOptions,
+    principal: unknown,
     record: SessionRecord,
   ): Promise<LegacySession> {
-    const session = new LegacySession(server, options, record.id);
+    const session = new LegacySession(server, options, principal, record.id);
     session.connection.restoreLegacy(record.state);
     session.protocolVersion = record.state.protocolVersion;
     session.restoring = true;
@@ -134,7 +137,7 @@ export class LegacySession {
   /** Something is in flight or connected: not idle, whatever the clock says. */
   get busy(): boolean {
     if (this.transport.inFlight > 0) return true;
-    for (const stream of this.streams.values()) if (stream.connected) return true;
+    for (const stream of this.streams?.values() ?? []) if (stream.connected) return true;
     return false;
   }
 
@@ -171,9 +174,10 @@ export class LegacySession {
       // No record write here: the next one leaves the stream out, and until then a rebuild
       // finds its reply in the event store and leaves it alone (one write per stream, not two).
       onFinished: () => {
-        if (this.streams.get(streamId) === stream) this.streams.delete(streamId);
+        if (this.streams?.get(streamId) === stream) this.streams.delete(streamId);
       },
     });
+    this.streams ??= new Map();
     this.streams.set(streamId, stream);
     this.persist();
     return stream;
@@ -184,7 +188,7 @@ export class LegacySession {
    * used when the server shuts down for a restart.
    */
   disconnectStreams(retryMs = this.options.retryMs): void {
-    for (const stream of this.streams.values()) stream.disconnect(retryMs);
+    for (const stream of this.streams?.values() ?? []) stream.disconnect(retryMs);
   }
 
   /** GET without Last-Event-ID: the standalone stream, unless one is connected already. */
@@ -201,7 +205,7 @@ export class LegacySession {
   async resume(lastEventId: string, base: Headers): Promise<ResumeOutcome> {
     const cursor = parseEventId(lastEventId.trim());
     if (!cursor) return { kind: "unknown" };
-    const live = this.streams.get(cursor.streamId);
+    const live = this.streams?.get(cursor.streamId);
     if (live) {
       // A resume takes over: the old connection may be half-open (the client saw it break, the
       // server has not noticed yet), and it is closed so no event ever goes out twice at once.
@@ -223,7 +227,7 @@ export class LegacySession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.recorder?.freeze();
-      for (const stream of [...this.streams.values()]) stream.end();
+      for (const stream of [...(this.streams?.values() ?? [])]) stream.end();
       this.standaloneStream = undefined;
       await this.connection.session.close();
       await this.recorder?.delete(this.id);
@@ -241,7 +245,7 @@ export class LegacySession {
     this.closing ??= (async () => {
       this.persist();
       this.recorder?.freeze();
-      const streams = [...this.streams.values()];
+      const streams = [...(this.streams?.values() ?? [])];
       await this.connection.session.close();
       for (const stream of streams) stream.disconnect();
       await Promise.all(streams.map((stream) => stream.settled()));
@@ -255,7 +259,7 @@ export class LegacySession {
     if (!this.recorder || this.restoring || this.principalJson === undefined) return;
     const state = this.connection.legacySnapshot();
     if (!state) return;
-    const streams = [...this.streams.values()].map((stream) =>
+    const streams = [...(this.streams?.values() ?? [])].map((stream) =>
       stream.requestId === undefined
         ? { id: stream.id }
         : { id: stream.id, requestId: stream.requestId },
@@ -289,7 +293,13 @@ export class LegacySession {
     await stream.settled();
   }
 
-  private onReplied(method: string, reply: JsonRpcResponse): void {
+  /** SessionTransportHost: the standalone GET stream, when the client opened one. */
+  standalone(): ResumableStream | undefined {
+    return this.standaloneStream;
+  }
+
+  /** SessionTransportHost: a reply passed through; some change what the record keeps. */
+  replied(method: string, reply: JsonRpcResponse): void {
     if (!("result" in reply)) return;
     if (method === "initialize") {
       const version = isPlainObject(reply.result) ? reply.result.protocolVersion : undefined;

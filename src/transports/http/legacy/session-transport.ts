@@ -139,10 +139,14 @@ export class LegacySessionTransport implements Transport {
   readonly closed: Promise<CloseInfo>;
   private readonly host: SessionTransportHost;
   private receiver: TransportReceiver | undefined;
-  private readonly replies = new Map<JsonRpcId, PostReply>();
+  /**
+   * Requests being answered, by id. Made with the first and dropped with the last, so that an
+   * idle session (a legacy server may keep thousands) holds no table.
+   */
+  private replies: Map<JsonRpcId, PostReply> | undefined;
   private isClosed = false;
   private resolveClosed!: (info: CloseInfo) => void;
-  private drainWaiters: Array<() => void> = [];
+  private drainWaiters: Array<() => void> | undefined;
 
   constructor(host: SessionTransportHost) {
     this.host = host;
@@ -153,13 +157,15 @@ export class LegacySessionTransport implements Transport {
 
   /** Requests of this session still being handled. */
   get inFlight(): number {
-    return this.replies.size;
+    return this.replies?.size ?? 0;
   }
 
   /** Resolves once no request of this session is being handled (at once when none is). */
   drained(): Promise<void> {
-    if (this.replies.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    if (!this.replies) return Promise.resolve();
+    this.drainWaiters ??= [];
+    const waiters = this.drainWaiters;
+    return new Promise((resolve) => waiters.push(resolve));
   }
 
   start(receiver: TransportReceiver): void {
@@ -169,7 +175,7 @@ export class LegacySessionTransport implements Transport {
 
   /** Whether a request with this id is still being answered (ids must be unique in flight). */
   has(id: JsonRpcId): boolean {
-    return this.replies.has(id);
+    return this.replies?.has(id) ?? false;
   }
 
   deliverRequest(request: JsonRpcRequest, reply: PostReply, context: MessageContext): void {
@@ -177,6 +183,7 @@ export class LegacySessionTransport implements Transport {
       reply.abandon(404);
       return;
     }
+    this.replies ??= new Map();
     this.replies.set(request.id, reply);
     this.receiver.message(request, context);
   }
@@ -189,7 +196,7 @@ export class LegacySessionTransport implements Transport {
       const requestId = message.params?.requestId;
       const reply =
         typeof requestId === "string" || typeof requestId === "number"
-          ? this.replies.get(requestId)
+          ? this.replies?.get(requestId)
           : undefined;
       if (reply) {
         this.forget(requestId as JsonRpcId);
@@ -201,14 +208,14 @@ export class LegacySessionTransport implements Transport {
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.isClosed) return Promise.reject(new LocalError("closed", "session closed"));
     if (!("method" in message)) {
-      const reply = message.id === null ? undefined : this.replies.get(message.id);
+      const reply = message.id === null ? undefined : this.replies?.get(message.id);
       if (!reply) return Promise.resolve();
       this.forget(message.id!);
       this.host.replied?.(reply.method, message);
       return reply.reply(message);
     }
     const related = options?.relatedRequestId;
-    const reply = related === undefined ? undefined : this.replies.get(related);
+    const reply = related === undefined ? undefined : this.replies?.get(related);
     if (reply) return reply.write(message);
     const standalone = this.host.standalone();
     if (standalone) return standalone.write(message);
@@ -227,9 +234,8 @@ export class LegacySessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.isClosed) return this.closed.then(() => {});
     this.isClosed = true;
-    const abandoned = [...this.replies.keys()];
-    for (const id of abandoned) {
-      this.replies.get(id)?.abandon(404);
+    for (const [id, reply] of [...(this.replies ?? [])]) {
+      reply.abandon(404);
       this.forget(id);
     }
     const info: CloseInfo = {};
@@ -238,10 +244,11 @@ export class LegacySessionTransport implements Transport {
   }
 
   private forget(id: JsonRpcId): void {
-    this.replies.delete(id);
-    if (this.replies.size > 0) return;
+    const replies = this.replies;
+    if (!replies?.delete(id) || replies.size > 0) return;
+    this.replies = undefined;
     const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const resolve of waiters) resolve();
+    this.drainWaiters = undefined;
+    for (const resolve of waiters ?? []) resolve();
   }
 }
