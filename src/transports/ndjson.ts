@@ -274,20 +274,32 @@ const UNICODE_LINE_BREAKS = /[\u2028\u2029]/g;
  * otherwise cut the frame in two.
  */
 export function encodeMessage(message: JsonRpcMessage): string {
+  return `${lineText(message)}\n`;
+}
+
+/** encodeMessage without the newline. */
+function lineText(message: JsonRpcMessage): string {
   const json: string | undefined = JSON.stringify(message);
   if (typeof json !== "string") throw new TypeError("message does not serialise to JSON");
   // Two plain character searches: cheaper than a regex test, and nothing to do in the usual case.
-  if (!json.includes("\u2028") && !json.includes("\u2029")) return `${json}\n`;
-  return `${json.replace(UNICODE_LINE_BREAKS, escapeLineBreak)}\n`;
+  if (!json.includes("\u2028") && !json.includes("\u2029")) return json;
+  return json.replace(UNICODE_LINE_BREAKS, escapeLineBreak);
 }
 
 function escapeLineBreak(character: string): string {
   return character === "\u2028" ? "\\u2028" : "\\u2029";
 }
 
+/**
+ * From this many characters on, a line's text and its newline are written separately: joined,
+ * the stream would first copy the whole text into one flat string (another 8 MiB for an 8 MiB
+ * message, alive until the write completes).
+ */
+const NEWLINE_APART_FROM = 64 * 1024;
+
 interface QueuedWrite {
-  /** null once the line has been handed to the stream and only the drain is awaited. */
-  line: string | null;
+  /** The line without its newline; null once handed to the stream and only the drain is awaited. */
+  text: string | null;
   resolve(): void;
   reject(error: Error): void;
 }
@@ -314,18 +326,25 @@ export class NdjsonWriter {
     // without ever emitting 'drain', leaving the promise pending forever.
     if (!this.failure && !this.stream.writable) this.onStreamGone(this.stream.errored);
     if (this.failure) return Promise.reject(this.failure);
-    let line: string;
+    let text: string;
     try {
-      line = encodeMessage(message);
+      text = lineText(message);
     } catch (cause) {
       return Promise.reject(new LocalError("transport", "message is not serialisable", { cause }));
     }
     if (this.waitingForDrain) {
-      return new Promise((resolve, reject) => this.queue.push({ line, resolve, reject }));
+      return new Promise((resolve, reject) => this.queue.push({ text, resolve, reject }));
     }
-    if (this.stream.write(line)) return Promise.resolve();
+    if (this.put(text)) return Promise.resolve();
     this.waitingForDrain = true;
-    return new Promise((resolve, reject) => this.queue.unshift({ line: null, resolve, reject }));
+    return new Promise((resolve, reject) => this.queue.unshift({ text: null, resolve, reject }));
+  }
+
+  /** Hands one line to the stream; false when the stream asks to wait for `drain`. */
+  private put(text: string): boolean {
+    if (text.length < NEWLINE_APART_FROM) return this.stream.write(`${text}\n`);
+    this.stream.write(text);
+    return this.stream.write("\n");
   }
 
   /** Resolves once every queued line has been handed to the stream (or the stream failed). */
@@ -357,11 +376,11 @@ export class NdjsonWriter {
     this.waitingForDrain = false;
     while (this.queue.length > 0 && !this.waitingForDrain) {
       const next = this.queue.shift()!;
-      if (next.line === null || this.stream.write(next.line)) {
+      if (next.text === null || this.put(next.text)) {
         next.resolve();
       } else {
         this.waitingForDrain = true;
-        next.line = null;
+        next.text = null;
         this.queue.unshift(next);
       }
     }

@@ -570,6 +570,22 @@ describe("NdjsonWriter", () => {
     );
   });
 
+  it("writes a large line's text and newline apart, still one whole line, in order", async () => {
+    const stream = new SlowWritable();
+    const writer = new NdjsonWriter(stream);
+    const big = "x".repeat(200 * 1024);
+    const sent = [note(0), note(1, { big }), note(2), note(3, { big: `${big}y` }), note(4)];
+    await Promise.all(sent.map((message) => writer.write(message)));
+    assert.deepEqual(
+      stream.lines().map((line) => JSON.parse(line)),
+      sent,
+    );
+    // Each large line is two writes (text, then "\n": the only write made while full).
+    assert.equal(stream.writeCalls, sent.length + 2);
+    assert.equal(stream.writesWhileFull, 2);
+    assert.ok(stream.received.some((chunk) => chunk.length === 1 && chunk[0] === 0x0a));
+  });
+
   it("never interleaves the lines of concurrent writers", async () => {
     const stream = new SlowWritable();
     const writer = new NdjsonWriter(stream);
