@@ -51,6 +51,11 @@ export class McpServer implements ServerCore {
   readonly requestStates: RequestStateCodec;
   readonly subscriptionEvents: SubscriptionEventSource;
   private readonly features: Features;
+  /**
+   * What capabilities(era) answers, kept for handle()'s checks until a feature is added or
+   * removed: built per request it was three objects and a spread copy each time.
+   */
+  private offered: Partial<Record<Era, ServerCapabilities>> = {};
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
 
@@ -60,9 +65,10 @@ export class McpServer implements ServerCore {
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";
     this.requestStates = new RequestStateCodec(options.mrtr);
-    this.features = new Features((kind) =>
-      this.subscriptionEvents.publish({ type: "listChanged", kind }),
-    );
+    this.features = new Features((kind) => {
+      this.offered = {};
+      this.subscriptionEvents.publish({ type: "listChanged", kind });
+    });
     this.subscriptionEvents = options.subscriptionEvents ?? new InMemoryEventSource();
     // Legacy sessions hear the same events as listen streams (also those of a shared bus).
     this.subscriptionEvents.subscribe((event) => this.deliverToLegacy(event));
@@ -148,12 +154,13 @@ export class McpServer implements ServerCore {
   async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
     const { features } = this;
     const pageSize = this.options.pageSize;
-    const capabilities = this.capabilities(context.era);
+    // Read only: the result of server/discover gets a fresh copy of its own.
+    const capabilities = this.offeredFor(context.era);
     switch (method) {
       case "server/discover": {
         const result: JsonObject = {
           supportedVersions: this.modernVersions,
-          capabilities: capabilities as JsonObject,
+          capabilities: this.capabilities(context.era) as JsonObject,
         };
         if (this.options.instructions !== undefined)
           result.instructions = this.options.instructions;
@@ -212,6 +219,16 @@ export class McpServer implements ServerCore {
       result._meta = meta;
     }
     return result;
+  }
+
+  /** capabilities(era), made once per change of the feature lists (see `offered`). */
+  private offeredFor(era: Era): ServerCapabilities {
+    let offered = this.offered[era];
+    if (!offered) {
+      offered = this.capabilities(era);
+      this.offered[era] = offered;
+    }
+    return offered;
   }
 
   reportError = (error: Error): void => {

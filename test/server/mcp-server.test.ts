@@ -115,6 +115,31 @@ describe("McpServer, modern era", () => {
     await client.close();
   });
 
+  it("serves a feature kind from its first registration to its last removal, capabilities to match", async () => {
+    const server = new McpServer({
+      serverInfo: { name: "empty", version: "1" },
+      onError: () => {},
+    });
+    const { client } = connectRaw(server);
+    const notFound = (error: unknown) => error instanceof JsonRpcError && error.code === -32601;
+    await assert.rejects(client.request("tools/list", { _meta: modernMeta() }), notFound);
+    const remove = server.tool({ name: "late", inputSchema: { type: "object" } }, () => "here");
+    const listed = await client.request("tools/list", { _meta: modernMeta() });
+    assert.deepEqual(
+      (listed.tools as JsonObject[]).map((tool) => tool.name),
+      ["late"],
+    );
+    const called = await client.request("tools/call", { name: "late", _meta: modernMeta() });
+    assert.deepEqual(called.content, [{ type: "text", text: "here" }]);
+    const discovered = await client.request("server/discover", { _meta: modernMeta() });
+    assert.ok((discovered.capabilities as JsonObject).tools);
+    remove();
+    await assert.rejects(client.request("tools/list", { _meta: modernMeta() }), notFound);
+    const after = await client.request("server/discover", { _meta: modernMeta() });
+    assert.equal((after.capabilities as JsonObject).tools, undefined);
+    await client.close();
+  });
+
   it("rejects missing or invalid _meta with -32602 and unknown versions with -32022", async () => {
     const { client } = connectRaw(exampleServer());
     await assert.rejects(client.request("tools/list", {}), { code: -32602 });

@@ -73,11 +73,13 @@ export function jsonReply(
   base: HeaderPairs = NO_HEADERS,
 ): PlainReply {
   const text = JSON.stringify(body);
-  const headers: (readonly [string, string])[] = [...base];
-  headers.push(["Content-Type", "application/json"]);
-  headers.push(["Content-Length", String(Buffer.byteLength(text))]);
+  const length = ["content-length", String(Buffer.byteLength(text))] as const;
+  const headers = base.length === 0 ? [JSON_TYPE, length] : [...base, JSON_TYPE, length];
   return { status, headers, body: text };
 }
+
+// Lowercase, as they go on the wire (node:http's writers then have nothing to convert).
+const JSON_TYPE = ["content-type", "application/json"] as const;
 
 export function toResponse(reply: PlainReply): Response {
   return new Response(reply.body, {
@@ -93,13 +95,15 @@ export function jsonResponse(body: unknown, status: number, baseHeaders?: Header
 
 /** The headers of an SSE response. */
 export function sseHeaders(base: HeaderPairs): HeaderPairs {
-  return [
-    ...base,
-    ["Content-Type", "text/event-stream"],
-    ["Cache-Control", "no-cache, no-transform"],
-    ["X-Accel-Buffering", "no"],
-  ];
+  return base.length === 0 ? SSE_HEADERS : [...base, ...SSE_HEADERS];
 }
+
+// Made once (read only), lowercase as they go on the wire, like JSON_TYPE.
+const SSE_HEADERS: HeaderPairs = [
+  ["content-type", "text/event-stream"],
+  ["cache-control", "no-cache, no-transform"],
+  ["x-accel-buffering", "no"],
+];
 
 /** The web-standard sink: the answer becomes a Response (an SseStream body for streams). */
 export class WebReplySink implements ReplySink {
@@ -131,21 +135,31 @@ export class WebReplySink implements ReplySink {
 }
 
 /**
- * One request's response. It owns no AbortSignal: when the client goes away it calls `onGone`,
+ * Who hears how an exchange ends: the transport, which knows it by an internal id. (An
+ * interface rather than two callbacks: no closures per request.)
+ */
+export interface ExchangeOwner {
+  /** Nothing more will be written (replied, abandoned or failed). Called once. */
+  exchangeDone(internalId: number): void;
+  /** The client went away before the reply: the handler should stop. Called at most once. */
+  clientGone(internalId: number): void;
+}
+
+/**
+ * One request's response. It owns no AbortSignal: when the client goes away it tells its owner,
  * and the transport cancels the handler through the session (on Node 20 every AbortSignal
  * outlives young-generation GC together with what its listeners reach, so one per request
  * showed up as promoted memory and a doubled young generation).
  */
 export class Exchange {
   readonly originalId: JsonRpcId;
-  /** Called once when nothing more will be written (replied, abandoned or failed). */
-  onDone: () => void = () => {};
-  /** Called once if the client goes away before the reply: the handler should stop. */
-  onGone: () => void = () => {};
+  private owner: ExchangeOwner | undefined;
+  private internalId = 0;
   private readonly options: ExchangeOptions;
   private responded = false;
   private done = false;
   private sse: EventSink | undefined;
+  /** The client went away (its request signal, the sink, or the stream says so). */
   private readonly onRequestAbort = () => this.abandon();
 
   constructor(originalId: JsonRpcId, options: ExchangeOptions) {
@@ -160,12 +174,18 @@ export class Exchange {
     return this.done;
   }
 
+  /** Reports this exchange's end to `owner`, under the owner's id for it. */
+  attach(owner: ExchangeOwner, internalId: number): void {
+    this.owner = owner;
+    this.internalId = internalId;
+  }
+
   /** Starts the SSE response now (streaming methods, or the "sse" policy). */
   openStream(): void {
     if (this.done || this.sse) return;
     this.responded = true;
     const { sink, baseHeaders, keepAliveMs } = this.options;
-    this.sse = sink.openStream(sseHeaders(baseHeaders), keepAliveMs, () => this.abandon());
+    this.sse = sink.openStream(sseHeaders(baseHeaders), keepAliveMs, this.onRequestAbort);
   }
 
   /** A notification that belongs to this request (progress, log, subscription events). */
@@ -181,7 +201,11 @@ export class Exchange {
   /** The final response; its id is put back to the one the client sent. */
   async reply(response: JsonRpcResponse): Promise<void> {
     if (this.done) return;
-    const message = { ...response, id: this.originalId };
+    // Built field by field rather than spread from `response`: one fixed shape for every reply.
+    const message: JsonRpcResponse =
+      "error" in response
+        ? { jsonrpc: "2.0", id: this.originalId, error: response.error }
+        : { jsonrpc: "2.0", id: this.originalId, result: response.result };
     if (this.sse) {
       const written = this.sse.writeText(formatSseEvent(message));
       this.finish();
@@ -215,7 +239,7 @@ export class Exchange {
   /** The client went away: cancel the handler and write nothing more. */
   abandon(): void {
     if (this.done) return;
-    this.onGone();
+    this.owner?.clientGone(this.internalId);
     if (!this.responded) {
       this.responded = true;
       this.options.sink.abandon();
@@ -233,6 +257,6 @@ export class Exchange {
     this.done = true;
     this.sse?.end();
     this.options.requestSignal?.removeEventListener("abort", this.onRequestAbort);
-    this.onDone();
+    this.owner?.exchangeDone(this.internalId);
   }
 }

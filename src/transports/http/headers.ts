@@ -81,6 +81,13 @@ export function paramHeaderValue(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether a value starts or ends with a space or tab (rare: the check saves a regex replace). */
+function isPadded(value: string): boolean {
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  return first === 0x20 || first === 0x09 || last === 0x20 || last === 0x09;
+}
+
 export type DecodeResult = { ok: true; value: string } | { ok: false; reason: string };
 
 /**
@@ -88,7 +95,7 @@ export type DecodeResult = { ok: true; value: string } | { ok: false; reason: st
  * value (RFC 9110); a sentinel value is decoded strictly (canonical padding, valid UTF-8).
  */
 export function decodeHeaderValue(raw: string): DecodeResult {
-  const value = raw.replace(/^[ \t]+|[ \t]+$/g, "");
+  const value = isPadded(raw) ? raw.replace(/^[ \t]+|[ \t]+$/g, "") : raw;
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
     if ((code < 0x20 && code !== 0x09) || code > 0x7e) {

@@ -8,17 +8,30 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PlainReply } from "./exchange.js";
 import type { HeaderPairs } from "./security.js";
 
-/** Header pairs as the flat [name, value, …] list writeHead takes, in `Headers` order. */
+/**
+ * Header pairs as the flat [name, value, …] list writeHead takes, in `Headers` order. Made
+ * without garbage beyond the list itself (a reply goes through here every time): sized up
+ * front, sorted by insertion in place, names lowercased only when they have capitals
+ * (toLowerCase makes a new string even when nothing changes).
+ */
 export function flatHeaders(pairs: HeaderPairs): string[] {
-  const flat: string[] = [];
-  for (const [name, value] of pairs) {
-    const lower = name.toLowerCase();
-    let at = flat.length;
-    while (at > 0 && flat[at - 2]! > lower) at -= 2;
-    flat.splice(at, 0, lower, value);
+  const flat = new Array<string>(pairs.length * 2);
+  for (let p = 0; p < pairs.length; p++) {
+    const [name, value] = pairs[p]!;
+    const lower = HAS_CAPITALS.test(name) ? name.toLowerCase() : name;
+    let at = p * 2;
+    while (at > 0 && flat[at - 2]! > lower) {
+      flat[at] = flat[at - 2]!;
+      flat[at + 1] = flat[at - 1]!;
+      at -= 2;
+    }
+    flat[at] = lower;
+    flat[at + 1] = value;
   }
   return flat;
 }
+
+const HAS_CAPITALS = /[A-Z]/;
 
 /**
  * The rest of a request body that was never read (refused early, or over the limit) must not

@@ -31,20 +31,21 @@ export interface RequestCheckContext {
   toolInputSchema(name: string): unknown;
 }
 
-/** Media types of an Accept or Content-Type value, without parameters, lowercased. */
-function mediaRanges(value: string | null): string[] {
-  if (!value) return [];
-  return value.split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
-}
+// A media type as one entry of a comma-separated list (Accept, Content-Type): at the start or
+// after a comma, surrounding whitespace and parameters (";…") aside, any case. Regular
+// expressions rather than split/trim/toLowerCase, which made ~10 strings and arrays per request.
+const LISTS_JSON = /(?:^|,)\s*application\/json\s*(?:[;,]|$)/i;
+const LISTS_SSE = /(?:^|,)\s*text\/event-stream\s*(?:[;,]|$)/i;
+const STARTS_WITH_JSON = /^\s*application\/json\s*(?:[;,]|$)/i;
 
 /** Whether Accept lists both JSON and SSE by name; wildcards such as curl's default do not count. */
 export function acceptsBoth(accept: string | null): boolean {
-  const ranges = mediaRanges(accept);
-  return ranges.includes("application/json") && ranges.includes("text/event-stream");
+  return accept !== null && LISTS_JSON.test(accept) && LISTS_SSE.test(accept);
 }
 
+/** Whether the (first) media type of a Content-Type is application/json. */
 export function isJsonContentType(contentType: string | null): boolean {
-  return mediaRanges(contentType)[0] === "application/json";
+  return contentType !== null && STARTS_WITH_JSON.test(contentType);
 }
 
 /**
