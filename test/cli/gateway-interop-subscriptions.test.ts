@@ -14,6 +14,7 @@ import {
   type RunningGateway,
   SERVER_EVERYTHING,
   sentToChild,
+  sentToChildAtLeast,
   startGateway,
 } from "./gateway-run.js";
 import { stop, waitFor } from "./run-cli.js";
@@ -68,7 +69,7 @@ describe("mcpwire gateway: official clients, server-everything as the child", ()
       await legacy.client.subscribeResource({ uri: URI });
       const subscription = await modern.client.listen({ resourceSubscriptions: [URI] });
       assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [URI]);
-      assert.equal(sentToChild(run.gateway, /"method":"resources\/subscribe"/), 1);
+      assert.equal(await sentToChildAtLeast(run.gateway, /"method":"resources\/subscribe"/, 1), 1);
 
       // The child logged the subscription while no call was in flight: to the session that
       // set a level (on its GET stream), never onto the modern listen stream.

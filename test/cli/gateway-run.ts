@@ -82,3 +82,19 @@ export function sentToChild(gateway: Running, pattern: RegExp): number {
     .split("\n")
     .filter((line) => line.startsWith("-> ") && pattern.test(line)).length;
 }
+
+/**
+ * Waits until the gateway's wire log shows `count` matching messages sent to the child (the log
+ * comes through the gateway's stderr pipe, so it may trail the HTTP answer that caused it), then
+ * returns how many it shows, for an exact check.
+ */
+export async function sentToChildAtLeast(
+  gateway: Running,
+  pattern: RegExp,
+  count: number,
+): Promise<number> {
+  await waitFor(`${count} sent to the child matching ${pattern}`, () =>
+    sentToChild(gateway, pattern) >= count ? true : undefined,
+  );
+  return sentToChild(gateway, pattern);
+}

@@ -12,6 +12,7 @@ import {
   fixture,
   type RunningGateway,
   sentToChild,
+  sentToChildAtLeast,
   startGateway,
 } from "./gateway-run.js";
 import { stop, waitFor } from "./run-cli.js";
@@ -85,7 +86,11 @@ for (const childEra of ["modern", "legacy"] as const) {
         });
         assert.deepEqual(await b.acknowledged, { resourceSubscriptions: [WATCHED] });
         await legacy.client.subscribeResource(WATCHED);
-        assert.equal(sentToChild(run.gateway, childSubscribes), 1, run.gateway.stderr());
+        assert.equal(
+          await sentToChildAtLeast(run.gateway, childSubscribes, 1),
+          1,
+          run.gateway.stderr(),
+        );
 
         await trigger.client.callTool("touch", { uri: WATCHED });
         for (const subscription of [a, b]) {
@@ -125,7 +130,7 @@ for (const childEra of ["modern", "legacy"] as const) {
         // Wanted again: subscribed again.
         const again = modernA.client.listen({ resourceSubscriptions: [WATCHED] });
         await again.acknowledged;
-        assert.equal(sentToChild(run.gateway, childSubscribes), 2);
+        assert.equal(await sentToChildAtLeast(run.gateway, childSubscribes, 2), 2);
         await again.close();
       } finally {
         await Promise.all(clients.map(({ client }) => client.close()));
