@@ -279,20 +279,19 @@ export class Session {
   private onRequest(request: JsonRpcRequest, context: MessageContext): void {
     const { id, method } = request;
     if (this.active.has(id)) {
-      void this.reply(id, {
-        error: { code: ErrorCode.InvalidRequest, message: `Duplicate request id ${id} in flight` },
+      this.refuse(id, {
+        code: ErrorCode.InvalidRequest,
+        message: `Duplicate request id ${id} in flight`,
       });
       return;
     }
     if (this.shuttingDown) {
-      void this.reply(id, { error: new InternalError("Server is shutting down").toJSON() });
+      this.refuse(id, new InternalError("Server is shutting down").toJSON());
       return;
     }
     const limit = this.options.maxConcurrentRequests ?? DEFAULTS.maxConcurrentRequests;
     if (this.active.size >= limit) {
-      void this.reply(id, {
-        error: new InternalError(`Too many requests in flight (limit ${limit})`).toJSON(),
-      });
+      this.refuse(id, new InternalError(`Too many requests in flight (limit ${limit})`).toJSON());
       return;
     }
     const handler = this.requestHandlers?.get(method);
@@ -325,29 +324,32 @@ export class Session {
     onCarrierAbort: (() => void) | undefined,
   ): Promise<void> {
     const { id, method } = request;
-    let reply: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> };
+    // The response is built whole here: no intermediate { result } object per request.
+    let response: JsonRpcResponse;
     try {
       const params = request.params ?? {};
       const result = handler
         ? handler(params, handlerContext)
         : this.dispatchRequest(params, handlerContext);
-      reply = { result: await result };
+      response = { jsonrpc: "2.0", id, result: await result };
     } catch (error) {
-      reply = { error: this.toWireError(error, method, entry.aborted) };
+      response = { jsonrpc: "2.0", id, error: this.toWireError(error, method, entry.aborted) };
     } finally {
       if (onCarrierAbort) carrier!.removeEventListener("abort", onCarrierAbort);
     }
     this.active.delete(id);
-    if (!entry.cancelled && !carrier?.aborted) await this.reply(id, reply);
+    if (!entry.cancelled && !carrier?.aborted) await this.sendReply(response);
   }
 
-  private reply(
-    id: JsonRpcId,
-    body: { result: JsonObject } | { error: ReturnType<JsonRpcError["toJSON"]> },
-  ): Promise<void> {
+  private sendReply(response: JsonRpcResponse): Promise<void> {
     return this.transport
-      .send({ jsonrpc: "2.0", id, ...body } as JsonRpcResponse, { relatedRequestId: id })
+      .send(response, { relatedRequestId: response.id ?? undefined })
       .catch((error) => this.report(asError(error)));
+  }
+
+  /** Refuses a request before any handler runs. */
+  private refuse(id: JsonRpcId, error: ReturnType<JsonRpcError["toJSON"]>): void {
+    void this.sendReply({ jsonrpc: "2.0", id, error });
   }
 
   private toWireError(error: unknown, method: string, aborted: boolean) {

@@ -104,6 +104,7 @@ export class ServerConnection implements SessionDispatcher {
 
   sessionClosed(): void {
     this.legacyEnded();
+    this.core.connectionClosed(this);
   }
 
   /** This connection's legacy session once initialized (for servers that relay another). */

@@ -113,9 +113,13 @@ export class McpServer implements ServerCore {
   connect(transport: Transport): ServerConnection {
     const connection = new ServerConnection(this, transport);
     this.connections.add(connection);
-    void connection.session.closed.then(() => this.connections.delete(connection));
     connection.start();
     return connection;
+  }
+
+  /** ServerCore: the connection's session has closed. */
+  connectionClosed(connection: ServerConnection): void {
+    this.connections.delete(connection);
   }
 
   /**

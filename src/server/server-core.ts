@@ -8,6 +8,7 @@ import type {
 } from "../protocol/mcp-types.js";
 import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
+import type { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource } from "./subscriptions.js";
@@ -66,6 +67,8 @@ export interface ServerCore {
   /** Adds resultType, caching hints and serverInfo to a modern result. */
   decorateModern(method: string, result: JsonObject): JsonObject;
   reportError(error: Error): void;
+  /** The connection's session closed (called once, before `session.closed` resolves). */
+  connectionClosed(connection: ServerConnection): void;
   /**
    * Optional, for servers that relay another server (the gateway): a legacy session's
    * logging/setLevel changed its level, or a session that had set one ended. Awaited before
