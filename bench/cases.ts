@@ -141,7 +141,7 @@ export function benchCases(settings: Settings): Case[] {
     title: `legacy HTTP, RSS growth over ${sessions} initialize-only sessions`,
     primary: "kibPerSession",
     primaryLabel: "KiB/session (lower is better)",
-    secondary: ["serverRssMiB"],
+    secondary: ["serverRssMiB", "heapKibPerSession"],
     spec: { workload: "legacy", sessions },
     rows: LEGACY_ROWS,
   });
@@ -154,4 +154,5 @@ export const METRIC_LABELS: Record<string, string> = {
   serverPeakRssMiB: "server peak RSS MiB",
   clientPeakRssMiB: "client peak RSS MiB",
   serverRssMiB: "server RSS MiB",
+  heapKibPerSession: "V8 heap growth, KiB/session (after a full GC)",
 };

@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
-import { benchCases, type Case, type Row, type Settings } from "./cases.js";
+import { benchCases, type Case, METRIC_LABELS, type Row, type Settings } from "./cases.js";
 import { formatNumber, median } from "./stats.js";
 import type { TrialSpec } from "./trial.js";
 
@@ -146,6 +146,38 @@ function table(
   return lines.join("\n");
 }
 
+/** Metrics the main table has no column for. */
+const TABLE_COLUMNS = new Set([
+  "p50",
+  "p99",
+  "serverPeakRssMiB",
+  "serverRssMiB",
+  "clientPeakRssMiB",
+]);
+
+/** One more small table per extra secondary metric (the legacy run's heap growth, say). */
+function extraTables(cases: Case[], results: Map<string, Collected>): string[] {
+  const lines: string[] = [];
+  for (const benchCase of cases) {
+    const collected = results.get(benchCase.id)!;
+    for (const metric of benchCase.secondary.filter((name) => !TABLE_COLUMNS.has(name))) {
+      const limit = median(collected.get(benchCase.rows[0]!.label)?.get(metric) ?? []);
+      lines.push(
+        "",
+        `| ${benchCase.title} | row | ${METRIC_LABELS[metric] ?? metric} | × limit |`,
+        "|---|---|---|---|",
+      );
+      for (const row of benchCase.rows) {
+        const values = collected.get(row.label)?.get(metric);
+        const ratio =
+          values && Number.isFinite(limit) ? `${(median(values) / limit).toFixed(2)}×` : "";
+        lines.push(`| | ${row.label} | ${cell(values)} | ${ratio} |`);
+      }
+    }
+  }
+  return lines;
+}
+
 async function main(): Promise<void> {
   const settings = settingsFrom(process.argv.slice(2));
   const cases = benchCases(settings).filter(
@@ -211,6 +243,7 @@ async function main(): Promise<void> {
     `Rounds: ${settings.rounds}${settings.quick ? " (quick mode)" : ""}; wall time ${((performance.now() - started) / 1000).toFixed(0)} s.`,
     "",
     table(cases, results, failures),
+    ...extraTables(cases, results),
     "",
   ].join("\n");
   writeFileSync(jsonl.replace(/\.jsonl$/, ".md"), markdown);

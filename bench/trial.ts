@@ -87,18 +87,22 @@ async function startHttpServer(spec: TrialSpec): Promise<{ child: ChildProcess; 
   return { child, url };
 }
 
-/** Asks a server started with the GC hook for a full collection and waits until it is done. */
-function collectGarbage(child: ChildProcess): Promise<void> {
+/**
+ * Asks a server started with the GC hook for a full collection, waits until it is done, and
+ * resolves with the heap in use afterwards (bytes).
+ */
+function collectGarbage(child: ChildProcess): Promise<number> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error("server did not answer the GC request")),
       10_000,
     );
     const onData = (chunk: Buffer) => {
-      if (!chunk.toString("utf8").includes("bench-gc-done")) return;
+      const done = /bench-gc-done (\d+)/.exec(chunk.toString("utf8"));
+      if (!done) return;
       clearTimeout(timer);
       child.stderr!.off("data", onData);
-      resolve();
+      resolve(Number(done[1]));
     };
     child.stderr!.on("data", onData);
     child.kill("SIGUSR2");

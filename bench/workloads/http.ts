@@ -50,7 +50,8 @@ export async function legacySessions(
   url: string,
   serverPid: number,
   sessions: number,
-  collectGarbage: () => Promise<void>,
+  /** Full GC in the server; resolves with its heap in use afterwards (bytes). */
+  collectGarbage: () => Promise<number>,
 ): Promise<Metrics> {
   const poster = bareHttpPoster(url, 8);
   const seen = new Set<string>();
@@ -87,15 +88,16 @@ export async function legacySessions(
     // with 300 it still grew ~12 KiB per later session, which RSS then counted as session data).
     await open(Math.max(300, 2 * sessions));
     await delay(200);
-    await collectGarbage();
+    const heapBefore = await collectGarbage();
     const before = await procMemoryKb(serverPid);
     await open(sessions);
     await delay(200);
-    await collectGarbage();
+    const heapAfter = await collectGarbage();
     const after = await procMemoryKb(serverPid);
     if (!before || !after) throw new Error("server exited during the run");
     return {
       kibPerSession: (after.rss - before.rss) / sessions,
+      heapKibPerSession: (heapAfter - heapBefore) / 1024 / sessions,
       serverRssMiB: after.rss / 1024,
     };
   } finally {
