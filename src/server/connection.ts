@@ -10,11 +10,7 @@ import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { isLoggingLevel } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
-import type {
-  IncomingRequestContext,
-  SessionDispatcher,
-  SessionOptions,
-} from "../protocol/session.js";
+import type { IncomingRequestContext, SessionDispatcher } from "../protocol/session.js";
 import { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
@@ -62,21 +58,6 @@ export interface LegacySnapshot {
  * carrying modern `_meta` is served statelessly; `initialize` switches the connection to legacy
  * semantics for the versions it negotiated.
  */
-/** One options object per server, shared by the sessions of all its connections. */
-const sessionOptionsByServer = new WeakMap<ServerCore, SessionOptions>();
-
-function sessionOptionsFor(core: ServerCore): SessionOptions {
-  let options = sessionOptionsByServer.get(core);
-  if (!options) {
-    options = Object.assign({}, core.options.session, {
-      answerFrameErrors: true,
-      onProtocolError: core.reportError,
-    });
-    sessionOptionsByServer.set(core, options);
-  }
-  return options;
-}
-
 export class ServerConnection implements SessionDispatcher {
   readonly session: Session;
   private readonly core: ServerCore;
@@ -90,12 +71,7 @@ export class ServerConnection implements SessionDispatcher {
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
     // This connection is its session's dispatcher: no closures per connection.
-    this.session = new Session(transport, sessionOptionsFor(core), this);
-  }
-
-  /** Every request (the session has no handlers of its own). */
-  handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
-    return this.dispatch(params, context);
+    this.session = new Session(transport, core.sessionOptions, this);
   }
 
   handleNotification(method: string): void {
@@ -215,7 +191,8 @@ export class ServerConnection implements SessionDispatcher {
     }
   }
 
-  private async dispatch(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
+  /** Every request (the session has no handlers of its own). */
+  async handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
     const { method } = context;
     const meta = isPlainObject(params._meta) ? params._meta : undefined;
     if (method === "initialize") return this.initialize(params);

@@ -8,6 +8,7 @@ import type {
   ServerCapabilities,
 } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
+import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
 import { ServerConnection } from "./connection.js";
@@ -50,6 +51,7 @@ export class McpServer implements ServerCore {
   readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
   readonly requestStates: RequestStateCodec;
   readonly subscriptionEvents: SubscriptionEventSource;
+  readonly sessionOptions: SessionOptions;
   private readonly features: Features;
   /**
    * What capabilities(era) answers, kept for handle()'s checks until a feature is added or
@@ -61,6 +63,10 @@ export class McpServer implements ServerCore {
 
   constructor(options: McpServerOptions) {
     this.options = options;
+    this.sessionOptions = Object.assign({}, options.session, {
+      answerFrameErrors: true,
+      onProtocolError: this.reportError,
+    });
     const eras = options.eras ?? "dual";
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";

@@ -53,6 +53,8 @@ export interface McpServerOptions {
 /** What a connection needs from its server; implemented by McpServer. */
 export interface ServerCore {
   readonly options: McpServerOptions;
+  /** What every connection's Session runs with: one object shared by all of them. */
+  readonly sessionOptions: SessionOptions;
   readonly modernEnabled: boolean;
   readonly legacyEnabled: boolean;
   readonly modernVersions: string[];
