@@ -125,6 +125,17 @@ export class LegacyHandler {
     if (found instanceof Response) return found;
     const session = found;
     const headers = session.headersFor(base);
+    if (isInitialize) {
+      // A live session's version and capabilities are settled: a second initialize would
+      // renegotiate them under the client's feet (a downgrade, capabilities swapped). The
+      // session stays exactly as it was; a client that wants new terms opens a new session.
+      return errorResponse(
+        "id" in message ? message.id : null,
+        `Bad Request: this session is already initialized (${session.protocolVersion ?? "initializing"}); send initialize without ${HEADER.sessionId} to open a new session`,
+        400,
+        headers,
+      );
+    }
     const versionProblem = this.checkVersion(request.headers, session);
     if (versionProblem) return errorResponse(null, versionProblem, 400, headers);
 

@@ -5,7 +5,7 @@
  * The session lives as long as the stream.
  */
 import { randomUUID } from "node:crypto";
-import { LocalError } from "../../../jsonrpc/errors.js";
+import { ErrorCode, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type { McpServer } from "../../../server/mcp-server.js";
 import type { CloseInfo, MessageContext, Transport, TransportReceiver } from "../../transport.js";
@@ -61,6 +61,8 @@ class SseSessionTransport implements Transport {
 interface FallbackSession {
   transport: SseSessionTransport;
   principal: unknown;
+  /** An initialize has been delivered: the session's terms are set (see post). */
+  initializeSeen: boolean;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export class SseFallback {
     const session: FallbackSession = {
       transport,
       principal,
+      initializeSeen: false,
       close: () => {
         closing ??= (async () => {
           this.sessions.delete(id);
@@ -112,6 +115,17 @@ export class SseFallback {
     if (!session || JSON.stringify(session.principal) !== JSON.stringify(context.principal)) {
       const error = { code: -32600, message: "Session not found" };
       return jsonResponse({ jsonrpc: "2.0", id: null, error }, 404, base);
+    }
+    if ("method" in message && "id" in message && message.method === "initialize") {
+      // One initialize per session: a second would renegotiate version and capabilities.
+      if (session.initializeSeen) {
+        const error = {
+          code: ErrorCode.InvalidRequest,
+          message: "Bad Request: this session is already initialized; open a new SSE stream",
+        };
+        return jsonResponse({ jsonrpc: "2.0", id: message.id, error }, 400, base);
+      }
+      session.initializeSeen = true;
     }
     session.transport.deliver(message, context);
     return new Response("Accepted", { status: 202, headers: base });
