@@ -70,7 +70,8 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   const transport = new StdioClientTransport({
     command: command!,
     args,
-    inheritEnv: true,
+    // The same environment allowlist as every other verb: a recording is replayed against a
+    // server that need not be trusted with the secrets in our environment.
     stderr: "pipe",
     onStderr: verbose ? (chunk) => process.stderr.write(chunk) : undefined,
   });
