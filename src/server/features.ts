@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
+import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
 import { type SchemaSource, toJsonSchema } from "./schema-source.js";
@@ -137,6 +138,9 @@ export class Features {
   }
 
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
+    if (options.cache !== undefined) {
+      checkCacheHint(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
+    }
     return this.resources.set(resource.uri, { resource, read, options });
   }
 
@@ -145,6 +149,12 @@ export class Features {
     read: TemplateReadHandler,
     options: TemplateOptions = {},
   ): () => void {
+    if (options.cache !== undefined) {
+      checkCacheHint(
+        options.cache,
+        `resource template ${JSON.stringify(template.uriTemplate)}: cache`,
+      );
+    }
     const matcher = new UriTemplate(template.uriTemplate);
     return this.templates.set(template.uriTemplate, { template, matcher, read, options });
   }
@@ -200,7 +210,11 @@ export class Features {
           `Tool ${name} declares an outputSchema but returned no structuredContent`,
         );
       }
-      const output = this.compiled(name, entry.tool.outputSchema)(result.structuredContent);
+      // Name the value checked: "arguments/…" here sent authors looking at the wrong side.
+      const output = this.compiled(name, entry.tool.outputSchema)(
+        result.structuredContent,
+        "structuredContent",
+      );
       if (!output.ok) {
         throw new InternalError(
           `Tool ${name} returned structuredContent that does not match its outputSchema: ${output.message}`,

@@ -11,6 +11,7 @@ import { META } from "../protocol/meta.js";
 import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
+import { checkCachingOptions } from "./cache-hints.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -62,6 +63,7 @@ export class McpServer implements ServerCore {
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
 
   constructor(options: McpServerOptions) {
+    checkCachingOptions(options.caching);
     this.options = options;
     this.sessionOptions = Object.assign({}, options.session, {
       answerFrameErrors: true,

@@ -25,7 +25,8 @@ import type { Ajv2020 } from "ajv/dist/2020.js";
 const require = createRequire(import.meta.url);
 
 export type ValidationResult = { ok: true } | { ok: false; message: string };
-export type CompiledValidator = (value: unknown) => ValidationResult;
+/** `rootName` overrides the validator's default name for the value in messages. */
+export type CompiledValidator = (value: unknown, rootName?: string) => ValidationResult;
 /** A JSON Schema: an object (usually) or a boolean. */
 export type JsonSchema = object | boolean;
 
@@ -87,7 +88,8 @@ export class SchemaValidator {
     this.maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
     this.regExp = options.regExp;
     const rejected: ValidationResult = { ok: false, message: `${this.rootName}: not allowed` };
-    this.rejectAll = () => rejected;
+    this.rejectAll = (_value, rootName) =>
+      rootName === undefined ? rejected : { ok: false, message: `${rootName}: not allowed` };
   }
 
   /**
@@ -139,8 +141,8 @@ export class SchemaValidator {
     const validate = withoutRegistryChanges(engine, input, () => engine.compile(input));
     if ((validate as { $async?: unknown }).$async)
       throw new SchemaError("$async schemas are not supported");
-    const rootName = this.rootName;
-    return (value) => {
+    const defaultRoot = this.rootName;
+    return (value, rootName = defaultRoot) => {
       try {
         if (validate(value)) return OK;
       } catch (error) {
