@@ -13,6 +13,7 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
+import { scanHeaderAnnotations, X_MCP_HEADER } from "../transports/http/header-annotations.js";
 import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
@@ -134,6 +135,7 @@ export class Features {
     // call: ajv and a first compile were ~70 ms of a server's start-up, before tools/list.
     this.validator.precheck(tool.inputSchema);
     if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
+    checkHeaderAnnotations(tool);
     return this.tools.set(tool.name, { tool, handler });
   }
 
@@ -316,6 +318,20 @@ export class Features {
         hasMore: values.length > MAX_COMPLETIONS,
       },
     };
+  }
+}
+
+/**
+ * A Streamable HTTP client must drop a tool whose `x-mcp-header` annotations break the rules
+ * (2026-07-28 basic/transports/streamable-http.mdx, "Schema Extension"; server/tools.mdx,
+ * "x-mcp-header"): refuse it here, where its author sees why, rather than let it vanish silently.
+ */
+function checkHeaderAnnotations(tool: Tool): void {
+  const { invalid } = scanHeaderAnnotations(tool.inputSchema);
+  if (invalid !== undefined) {
+    throw new Error(
+      `Tool ${tool.name} has an invalid ${X_MCP_HEADER} annotation (HTTP clients would drop the tool): property ${invalid}`,
+    );
   }
 }
 

@@ -46,9 +46,19 @@ const SUBSCHEMA_KEYWORDS = [
   "else",
   "$defs",
   "definitions",
+  // draft-07 spellings, and a keyword that holds a schema of decoded content.
+  "additionalItems",
+  "dependencies",
+  "contentSchema",
 ];
 /** Of those, the ones whose value maps names to subschemas. */
-const MAP_KEYWORDS = new Set(["patternProperties", "dependentSchemas", "$defs", "definitions"]);
+const MAP_KEYWORDS = new Set([
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions",
+  "dependencies",
+]);
 
 const scans = new WeakMap<object, AnnotationScan>();
 
@@ -58,7 +68,8 @@ export function scanHeaderAnnotations(inputSchema: unknown): AnnotationScan {
   const cached = scans.get(inputSchema);
   if (cached) return cached;
   const scan: AnnotationScan = { annotations: [] };
-  const seen = new Map<string, string>();
+  /** Lowercased name → where it was first used, for the case-insensitive uniqueness rule. */
+  const seen = new Map<string, { raw: string; where: string }>();
   const fail = (reason: string) => {
     scan.invalid ??= reason;
   };
@@ -82,8 +93,11 @@ export function scanHeaderAnnotations(inputSchema: unknown): AnnotationScan {
         }
         const lower = raw.toLowerCase();
         const earlier = seen.get(lower);
-        if (earlier !== undefined) fail(`${X_MCP_HEADER} "${raw}" duplicates "${earlier}"`);
-        else seen.set(lower, raw);
+        if (earlier !== undefined) {
+          fail(
+            `${where}: ${X_MCP_HEADER} "${raw}" duplicates "${earlier.raw}" of ${earlier.where} (header names are case-insensitive)`,
+          );
+        } else seen.set(lower, { raw, where });
         scan.annotations.push({ name: raw, path, type });
       }
     }
