@@ -153,15 +153,21 @@ export class LocalError extends Error {
   readonly kind: LocalErrorKind;
   /** For requests: the id of the request that failed locally. */
   readonly requestId: JsonRpcId | undefined;
+  /**
+   * Set when the peer caused this (a reply to an unknown id, an unreadable message, a stream it
+   * does not read): the kind of event, from a fixed set, under which logs throttle repeats.
+   */
+  readonly peerFault: string | undefined;
 
   constructor(
     kind: LocalErrorKind,
     message: string,
-    options?: { cause?: unknown; requestId?: JsonRpcId },
+    options?: { cause?: unknown; requestId?: JsonRpcId; peerFault?: string },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.requestId = options?.requestId;
+    this.peerFault = options?.peerFault;
   }
 }
 

@@ -8,6 +8,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
 import type {
   CloseInfo,
   FrameError,
@@ -256,9 +257,20 @@ export class Session {
     if (!this.outgoingValue?.settle(response)) {
       // Late replies to cancelled or timed-out requests land here too: dropped quietly.
       const id = response.id === null ? "null" : JSON.stringify(response.id);
+      // The id and message are the peer's text: shown escaped, and cut short.
       const detail =
-        "error" in response ? `: ${response.error.code} ${response.error.message}` : "";
-      this.report(new LocalError("transport", `reply to unknown request id ${id}${detail}`));
+        "error" in response
+          ? `: ${response.error.code} ${printableLine(String(response.error.message).slice(0, 200))}`
+          : "";
+      this.report(
+        new LocalError(
+          "transport",
+          `reply to unknown request id ${printableLine(id.slice(0, 200))}${detail}`,
+          {
+            peerFault: "reply to an unknown request id",
+          },
+        ),
+      );
     }
   }
 
@@ -377,8 +389,13 @@ export class Session {
     const description =
       error.kind === "oversized"
         ? `dropped a ${error.size}-byte message over the ${error.limit}-byte limit`
-        : error.failure.error.message;
-    this.report(new LocalError("transport", description));
+        : // A parse error's message may quote the peer's bytes.
+          printableLine(error.failure.error.message);
+    this.report(
+      new LocalError("transport", description, {
+        peerFault: error.kind === "oversized" ? "oversized message" : "unreadable message",
+      }),
+    );
     if (!this.options.answerFrameErrors) return;
     const response =
       error.kind === "invalid"

@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
+import { ErrorCode, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import type {
@@ -10,6 +10,7 @@ import type {
 import { META } from "../protocol/meta.js";
 import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
+import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
 import { checkCachingOptions } from "./cache-hints.js";
 import { ServerConnection } from "./connection.js";
@@ -39,6 +40,8 @@ import {
   type SubscriptionEventSource,
 } from "./subscriptions.js";
 
+const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
+
 /**
  * An MCP server: register tools, resources and prompts once, then connect it to any number of
  * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
@@ -61,6 +64,8 @@ export class McpServer implements ServerCore {
   private offered: Partial<Record<Era, ServerCapabilities>> = {};
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
+  /** What peers cause over and over is logged once per window, then counted (see LogThrottle). */
+  private readonly peerFaults: LogThrottle<Error>;
 
   constructor(options: McpServerOptions) {
     checkCachingOptions(options.caching);
@@ -73,6 +78,16 @@ export class McpServer implements ServerCore {
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";
     this.requestStates = new RequestStateCodec(options.mrtr);
+    this.peerFaults = new LogThrottle<Error>({
+      intervalMs: options.peerLogIntervalMs ?? DEFAULT_PEER_LOG_INTERVAL_MS,
+      emit: (error) => this.writeError(error),
+      summary: (fault, suppressed, intervalMs) =>
+        new LocalError(
+          "transport",
+          `${suppressed} more of "${fault}" in the last ${Math.round(intervalMs / 1000)} s (not logged one by one)`,
+          { peerFault: fault },
+        ),
+    });
     this.features = new Features((kind) => {
       this.offered = {};
       this.subscriptionEvents.publish({ type: "listChanged", kind });
@@ -136,6 +151,7 @@ export class McpServer implements ServerCore {
    */
   async close(): Promise<void> {
     await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
+    this.peerFaults.flush();
   }
 
   /** The initialized legacy sessions, oldest first (for servers that relay another). */
@@ -244,9 +260,15 @@ export class McpServer implements ServerCore {
   }
 
   reportError = (error: Error): void => {
+    const fault = error instanceof LocalError ? error.peerFault : undefined;
+    if (fault === undefined) this.writeError(error);
+    else this.peerFaults.log(fault, error);
+  };
+
+  private writeError(error: Error): void {
     if (this.options.onError) this.options.onError(error);
     else process.stderr.write(`mcpwire server: ${error.message}\n`);
-  };
+  }
 
   private deliverToLegacy(event: SubscriptionEvent): void {
     if (event.type === "resourceUpdated") {

@@ -40,6 +40,12 @@ export interface McpServerOptions {
   session?: SessionOptions;
   /** Where protocol problems and handler bugs are reported. Default: a line on stderr. */
   onError?: (error: Error) => void;
+  /**
+   * Problems a peer causes over and over (replies to unknown ids, unreadable messages, streams
+   * it does not read) reach onError once per kind in this window (ms); then one summary counts
+   * the rest. Default 10 s; 0 reports every one.
+   */
+  peerLogIntervalMs?: number;
   /** Multi round-trip requests: the requestState secret(s), lifetime and size cap. */
   mrtr?: RequestStateOptions;
   /**
