@@ -1,5 +1,8 @@
 import type { JsonObject } from "../jsonrpc/types.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
+import { stableStringify } from "../protocol/canonical-json.js";
+
+export { stableStringify };
 
 interface Entry {
   method: string;
@@ -7,20 +10,6 @@ interface Entry {
   result: JsonObject;
   expiresAt: number;
   cacheScope: "public" | "private" | undefined;
-}
-
-/** JSON with object keys sorted at every depth, so equal params give equal keys. */
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => stableStringify(item)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    const parts = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableStringify(record[key])}`);
-    return `{${parts.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** The params that affect a result: everything but `_meta`. */

@@ -1,4 +1,5 @@
 export * from "./caching.js";
+export * from "./canonical-json.js";
 export * from "./mcp-types.js";
 export * from "./meta.js";
 export * from "./session.js";

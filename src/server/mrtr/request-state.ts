@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { InvalidParamsError, isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { stableStringify } from "../../protocol/canonical-json.js";
 
 // node:crypto takes ~3 ms to load, a tenth of a stdio server's start-up; only servers that
 // actually seal or open a requestState pay for it.
@@ -33,6 +34,11 @@ export interface StateBinding {
   target: string;
   /** Whoever the transport authenticated; undefined for none. */
   principal: unknown;
+  /**
+   * The tool's or prompt's arguments (absent means {}); undefined for resources/read, whose
+   * URI is the target. Digested only when a state is sealed or opened.
+   */
+  arguments?: unknown;
 }
 
 /** What a state carries from one round to the next. */
@@ -46,9 +52,11 @@ export interface RoundState {
 }
 
 interface Payload {
-  v: 1;
+  v: 2;
   m: string;
   t: string;
+  /** Digest of the arguments (tools/call, prompts/get). */
+  d?: string;
   p?: string;
   e: number;
   r: number;
@@ -87,7 +95,7 @@ export class RequestStateCodec {
 
   seal(binding: StateBinding, state: RoundState): string {
     const payload: Payload = {
-      v: 1,
+      v: 2,
       m: binding.method,
       t: binding.target,
       e: this.now() + this.ttlMs,
@@ -97,6 +105,8 @@ export class RequestStateCodec {
     };
     const principal = principalHash(binding.principal);
     if (principal !== undefined) payload.p = principal;
+    const digest = argumentsDigest(binding);
+    if (digest !== undefined) payload.d = digest;
     const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
     const token = `${body}.${this.sign(this.keys[0]!, body).toString("base64url")}`;
     if (token.length > this.maxStateBytes) {
@@ -127,6 +137,14 @@ export class RequestStateCodec {
     if (payload.m !== binding.method || payload.t !== binding.target) {
       throw new InvalidParamsError(
         `requestState belongs to ${payload.m} ${JSON.stringify(payload.t)}, not to this request`,
+      );
+    }
+    // 2026-07-28 basic/patterns/mrtr.mdx (Server Requirements): bind the state to "a digest of
+    // its salient parameters", so answers given for one set of arguments cannot complete a call
+    // with others.
+    if (payload.d !== argumentsDigest(binding)) {
+      throw new InvalidParamsError(
+        "requestState was issued for other arguments, not to this request; send the request again without requestState",
       );
     }
     if (payload.p !== principalHash(binding.principal)) {
@@ -170,7 +188,8 @@ function parsePayload(body: string): Payload {
   // Signed by us, so a bad shape means a codec change between versions, not an attack.
   if (
     !isPlainObject(payload) ||
-    payload.v !== 1 ||
+    payload.v !== 2 ||
+    (payload.d !== undefined && typeof payload.d !== "string") ||
     typeof payload.m !== "string" ||
     typeof payload.t !== "string" ||
     typeof payload.e !== "number" ||
@@ -181,6 +200,22 @@ function parsePayload(body: string): Payload {
     throw new InvalidParamsError("requestState has an unknown format");
   }
   return payload as unknown as Payload;
+}
+
+/**
+ * SHA-256 of the arguments as canonical JSON (key order does not matter), for the methods whose
+ * arguments are salient; undefined for the others.
+ */
+function argumentsDigest(binding: StateBinding): string | undefined {
+  if (binding.method !== "tools/call" && binding.method !== "prompts/get") return undefined;
+  let text: string;
+  try {
+    text = stableStringify(binding.arguments ?? {});
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new InvalidParamsError("arguments are nested too deeply for a multi round-trip request");
+  }
+  return crypto().createHash("sha256").update(text).digest("base64url");
 }
 
 function principalHash(principal: unknown): string | undefined {

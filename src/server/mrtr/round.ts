@@ -23,10 +23,13 @@ export class InputRequiredSignal extends Error {
   }
 }
 
-/** The binding of a request: method plus tool/prompt name or resource URI. */
+/** The binding of a request: method plus tool/prompt name and arguments, or resource URI. */
 export function stateBinding(method: string, params: JsonObject, principal: unknown): StateBinding {
-  const target = method === "resources/read" ? params.uri : params.name;
-  return { method, target: typeof target === "string" ? target : "", principal };
+  if (method === "resources/read") {
+    return { method, target: typeof params.uri === "string" ? params.uri : "", principal };
+  }
+  const target = typeof params.name === "string" ? params.name : "";
+  return { method, target, principal, arguments: params.arguments };
 }
 
 /**
