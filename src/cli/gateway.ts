@@ -9,6 +9,7 @@ import { UsageError } from "./errors.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { logLine } from "./session.js";
+import { onStopSignals } from "./stop-signals.js";
 import { connectionSettings, parseTarget } from "./target.js";
 import { WireLogTransport } from "./wire-log.js";
 
@@ -19,7 +20,7 @@ Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp)
 modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
 client (requests are multiplexed on it; each subscribed resource is subscribed once on the
 child); it is restarted after a crash, and stopped with its whole process tree when the
-gateway stops (Ctrl-C, SIGTERM). Prints "listening on <url>" on
+gateway stops (Ctrl-C, SIGTERM, SIGHUP). Prints "listening on <url>" on
 stderr once ready; port 0 picks a free port.
 
 Options:
@@ -145,14 +146,16 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   logLine(`child running (pid ${supervised.pid})`);
   logLine(`listening on ${served.url}`);
 
-  // Runs until a signal or until the child cannot be kept running.
+  // Runs until a stop signal (SIGHUP too: a closed terminal must not orphan the child) or until
+  // the child cannot be kept running. Stopping on a signal is this service's normal end: exit 0.
+  let stopListening = () => {};
   const reason = await new Promise<string>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
+    stopListening = onStopSignals((signal) => resolve(signal));
     void supervised.closed.then((info) =>
       resolve(info.error ? `child lost: ${info.error.message}` : "child closed"),
     );
   });
+  stopListening();
   if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
   await served.close();
   // Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its whole process tree included.

@@ -4,6 +4,7 @@ import { StdioClientTransport } from "../transports/stdio/client.js";
 import { parseArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { diffLines, normaliseReply, pretty } from "./reply-diff.js";
+import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
 
 export const REPLAY_USAGE = `Usage: mcpwire replay <file> [options] -- <command> [args…]
 
@@ -106,10 +107,28 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     return transport.send(message).catch(() => {});
   };
 
+  // A stop signal ends the replay: what waits gives up, and the server's tree is ended below.
+  let stoppedBy: StopSignal | undefined;
+  const stopListening = onStopSignals((signal) => {
+    if (stoppedBy !== undefined) process.exit(exitCodeFor(signal));
+    stoppedBy = signal;
+    // The request being waited for is cancelled the protocol's way before the server is closed.
+    for (const [requestId, waiter] of [...waiters]) {
+      void send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId, reason: `replay stopped (${signal})` },
+      });
+      waiter(undefined);
+    }
+    gone = true;
+  });
+
   let compared = 0;
   let differing = 0;
   try {
     for (const [index, step] of script.steps.entries()) {
+      if (stoppedBy !== undefined) break;
       const isRequest = "method" in step && "id" in step && step.id !== undefined;
       const expected = script.replies.get(index);
       if (!isRequest || expected === undefined) {
@@ -117,6 +136,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
         continue;
       }
       const got = gone ? undefined : await request(step, timeoutMs);
+      if (stoppedBy !== undefined) break;
       compared++;
       const before = pretty(normaliseReply(expected));
       const after = pretty(normaliseReply(got));
@@ -130,7 +150,9 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     }
   } finally {
     await transport.close();
+    stopListening();
   }
+  if (stoppedBy !== undefined) return exitCodeFor(stoppedBy);
   if (differing === 0) {
     process.stdout.write(`identical: all ${compared} replies match the recording\n`);
     return 0;

@@ -3,9 +3,10 @@ import { InputRequiredError } from "../client/results.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { type OptionKind, type ParsedArgs, parseArgs } from "./args.js";
-import { CliError, EXIT_INTERRUPTED, UsageError } from "./errors.js";
+import { CliError, UsageError } from "./errors.js";
 import { inputHandlers } from "./input-answers.js";
 import { ProgressReporter } from "./progress.js";
+import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
 import {
   CONNECTION_OPTIONS,
   type ConnectionSettings,
@@ -34,9 +35,9 @@ export function logLine(line: string): void {
 
 /**
  * Runs a verb that talks to one server: parses the common options and the target, connects,
- * runs `body`, and closes the connection whatever happens. Ctrl-C aborts the request in flight
- * (McpClient then tells the server: `notifications/cancelled`, or a closed HTTP stream) and the
- * command exits with 130; a second Ctrl-C exits at once.
+ * runs `body`, and closes the connection whatever happens. Ctrl-C, SIGTERM or SIGHUP aborts the
+ * request in flight (McpClient then tells the server: `notifications/cancelled`, or a closed HTTP
+ * stream) and the command exits with 128 + the signal (130 for Ctrl-C); a second one exits at once.
  */
 export async function runWithClient(
   argv: readonly string[],
@@ -52,13 +53,16 @@ export async function runWithClient(
   const settings = connectionSettings(parsed.options);
   const { target, rest } = splitTarget(parsed);
   const controller = new AbortController();
-  let interrupts = 0;
-  const onInterrupt = (): void => {
-    interrupts += 1;
-    if (interrupts > 1) process.exit(EXIT_INTERRUPTED);
-    controller.abort(new LocalError("aborted", "interrupted (Ctrl-C)"));
+  let stoppedBy: StopSignal | undefined;
+  const stop = (signal: StopSignal): void => {
+    // A second signal means "now": the exit hook still kills the stdio server's tree.
+    if (stoppedBy !== undefined) process.exit(exitCodeFor(signal));
+    stoppedBy = signal;
+    const why = signal === "SIGINT" ? "Ctrl-C" : signal;
+    controller.abort(new LocalError("aborted", `interrupted (${why})`));
   };
-  process.on("SIGINT", onInterrupt);
+  const stopListening = onStopSignals(stop);
+  const interrupted = () => exitCodeFor(stoppedBy ?? "SIGINT");
   const progress = new ProgressReporter();
   let client: McpClient | undefined;
   try {
@@ -68,7 +72,7 @@ export async function runWithClient(
       signal: controller.signal,
       onNotification: (method, params) => printNotification(method, params),
     });
-    if (controller.signal.aborted) return EXIT_INTERRUPTED;
+    if (controller.signal.aborted) return interrupted();
     return await body({
       client,
       target,
@@ -79,12 +83,12 @@ export async function runWithClient(
       progress,
     });
   } catch (error) {
-    if (controller.signal.aborted) return EXIT_INTERRUPTED;
+    if (controller.signal.aborted) return interrupted();
     throw explain(error);
   } finally {
     progress.done();
     await client?.close().catch(() => {});
-    process.off("SIGINT", onInterrupt);
+    stopListening();
   }
 }
 

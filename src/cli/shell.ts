@@ -5,6 +5,7 @@ import { explain } from "./session.js";
 import { EXIT_WORDS, ShellCommands } from "./shell-commands.js";
 import { ShellConsole } from "./shell-console.js";
 import { HISTORY_SIZE, historyPath, ShellHistory } from "./shell-history.js";
+import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
 import { CONNECTION_OPTIONS, connectionSettings, describeTarget, splitTarget } from "./target.js";
 
 export const SHELL_USAGE = `Usage: mcpwire shell <target> [options]
@@ -49,12 +50,23 @@ export async function runShell(argv: readonly string[]): Promise<number> {
     console.out("(to leave, type exit or press Ctrl-D)");
   };
   process.on("SIGINT", onInterrupt);
+  // SIGTERM and SIGHUP (a closed terminal) leave the shell: cancel, close, exit 128 + signal.
+  let stoppedBy: StopSignal | undefined;
+  const stopListening = onStopSignals((signal) => {
+    if (signal === "SIGINT") return; // Ctrl-C only cancels, above
+    if (stoppedBy !== undefined) process.exit(exitCodeFor(signal));
+    stoppedBy = signal;
+    commands.interrupt();
+    rl?.close();
+  });
   try {
     try {
       await commands.connect();
     } catch (error) {
+      if (stoppedBy !== undefined) return exitCodeFor(stoppedBy);
       throw explain(error);
     }
+    if (stoppedBy !== undefined) return exitCodeFor(stoppedBy);
     if (tty) console.out(`connected to ${describeTarget(target)}; type help for the commands`);
     rl = createInterface({
       input: process.stdin,
@@ -70,11 +82,12 @@ export async function runShell(argv: readonly string[]): Promise<number> {
     // On a terminal, readline turns Ctrl-C into this event instead of a signal.
     rl.on("SIGINT", onInterrupt);
     await readLines(rl, commands, history, console);
-    return EXIT_OK;
+    return stoppedBy === undefined ? EXIT_OK : exitCodeFor(stoppedBy);
   } finally {
     rl?.close();
     console.attach(undefined);
     process.off("SIGINT", onInterrupt);
+    stopListening();
     await commands.close();
   }
 }

@@ -3,6 +3,7 @@ import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
+import { launchTiedToParent } from "../transports/stdio/parent-death.js";
 import {
   signalTree,
   spawnsProcessGroups,
@@ -13,6 +14,7 @@ import {
 import { parseArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { LineSplitter } from "./line-splitter.js";
+import { onStopSignals } from "./stop-signals.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
 
 export const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] -- <command> [args…]
@@ -82,7 +84,9 @@ export async function runTap(argv: readonly string[]): Promise<number> {
 
   const [command, ...args] = parsed.command;
   // The whole environment: tap stands in for the server, so the server gets what we got.
-  const child = spawn(command!, args, {
+  // Tied to our life (parent-death.ts): a tap killed outright takes the server with it.
+  const launch = launchTiedToParent(command!, args, process.env.PATH, undefined);
+  const child = spawn(launch.command, launch.args, {
     stdio: ["pipe", "pipe", "pipe"],
     detached: spawnsProcessGroups,
     windowsHide: true,
@@ -142,19 +146,14 @@ export async function runTap(argv: readonly string[]): Promise<number> {
     if (text) monitor.serverStderr(text);
   });
 
-  // Signals meant for the server (Ctrl-C, a client stopping us) go to its whole tree.
-  const forward = (signal: "SIGTERM" | "SIGINT") => () =>
-    void signalTree(pid, signal === "SIGINT" ? "SIGTERM" : signal);
-  const onInt = forward("SIGINT");
-  const onTerm = forward("SIGTERM");
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
+  // Signals meant for the server (Ctrl-C, a client stopping us, a closed terminal) go to its
+  // whole tree as SIGTERM; we exit with its status once it is gone.
+  const stopListening = onStopSignals(() => void signalTree(pid, "SIGTERM"));
 
   const status = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
     (resolve) => child.once("close", (code, signal) => resolve({ code, signal })),
   );
-  process.off("SIGINT", onInt);
-  process.off("SIGTERM", onTerm);
+  stopListening();
   stdin.off("data", onInput);
   stdin.off("end", onInputEnd);
   stdin.pause();

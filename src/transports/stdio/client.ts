@@ -7,6 +7,7 @@ import type { JsonRpcMessage } from "../../jsonrpc/types.js";
 import { StreamTransport } from "../stream.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { childEnvironment } from "./env.js";
+import { launchTiedToParent } from "./parent-death.js";
 import {
   signalTree,
   spawnsProcessGroups,
@@ -39,6 +40,11 @@ export interface StdioClientOptions {
   shutdown?: StdioShutdownOptions;
   /** How many trailing bytes of stderr to keep for error messages (default 8192). */
   stderrTailBytes?: number;
+  /**
+   * Kill the child if this process dies without closing it (even by SIGKILL), where the platform
+   * allows: Linux with util-linux setpriv (see parent-death.ts). Default true.
+   */
+  dieWithParent?: boolean;
 }
 
 export interface ExitStatus {
@@ -151,9 +157,14 @@ export class StdioClientTransport implements Transport {
     const { options } = this;
     let child: ChildProcess;
     try {
-      child = spawn(options.command, options.args ?? [], {
+      const env = childEnvironment({ env: options.env, inheritEnv: options.inheritEnv });
+      const launch =
+        options.dieWithParent === false
+          ? { command: options.command, args: options.args ?? [] }
+          : launchTiedToParent(options.command, options.args ?? [], env.PATH, options.cwd);
+      child = spawn(launch.command, launch.args, {
         cwd: options.cwd,
-        env: childEnvironment({ env: options.env, inheritEnv: options.inheritEnv }),
+        env,
         stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
         // A new process group on POSIX, so the whole tree can be signalled (process-tree.ts).
         detached: spawnsProcessGroups,

@@ -1,0 +1,108 @@
+/**
+ * A stdio server never outlives the CLI that started it, even one that ignores EOF and SIGTERM:
+ * killed outright (SIGKILL, no exit hook runs) the kernel takes the server along (Linux,
+ * setpriv --pdeathsig); stopped with SIGTERM or SIGHUP the CLI cancels the call on the wire,
+ * ends the server's tree and exits with 128 + the signal.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { killLeftovers, processGoneWithin } from "../helpers/process-alive.js";
+import { CLI, type Running, startCli, waitFor } from "./run-cli.js";
+
+const STUBBORN = new URL("../fixtures/stubborn-server.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "mcpwire-lifetime-"));
+/** Every process these tests start, killed at the end whatever happened. */
+const started = new Set<number>();
+after(() => {
+  killLeftovers(started);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let runs = 0;
+
+/** Starts the CLI with `verb…` in front of the stubborn server; resolves once `sleep` runs. */
+async function startWithSleepingServer(
+  verb: string[],
+): Promise<{ cli: Running; serverPid: number; pidFile: string }> {
+  const pidFile = join(dir, `server-${++runs}.pid`);
+  const cli = startCli([...verb, "--", process.execPath, STUBBORN, pidFile]);
+  if (cli.child.pid !== undefined) started.add(cli.child.pid);
+  const serverPid = await waitFor("the server's sleep call", () => {
+    if (cli.child.exitCode !== null) throw new Error(`the CLI exited: ${cli.stderr()}`);
+    return existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined;
+  });
+  started.add(serverPid);
+  return { cli, serverPid, pidFile };
+}
+
+describe("a stdio server's life is tied to the CLI's", {
+  skip: process.platform === "win32",
+}, () => {
+  it("is killed with the CLI when the CLI is killed outright (SIGKILL)", async () => {
+    const { cli, serverPid } = await startWithSleepingServer(["call", "sleep"]);
+    cli.child.kill("SIGKILL");
+    await cli.done;
+    assert.ok(await processGoneWithin(serverPid, 10_000), "the server outlived a SIGKILLed CLI");
+  });
+
+  it("is killed with tap when tap is killed outright (SIGKILL)", async () => {
+    const pidFile = join(dir, "tap-server.pid");
+    const tap = spawn(
+      process.execPath,
+      [
+        CLI,
+        "tap",
+        "--quiet",
+        "--out",
+        join(dir, "tap.ndjson"),
+        "--",
+        process.execPath,
+        STUBBORN,
+        pidFile,
+      ],
+      { stdio: ["pipe", "ignore", "ignore"] },
+    );
+    if (tap.pid !== undefined) started.add(tap.pid);
+    const exited = new Promise((resolve) => tap.once("close", resolve));
+    // A modern request carries its own _meta: no handshake needed.
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    tap.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "sleep", arguments: {}, _meta: meta } })}\n`,
+    );
+    const serverPid = await waitFor("the server's sleep call", () =>
+      existsSync(pidFile) ? Number(readFileSync(pidFile, "utf8")) : undefined,
+    );
+    started.add(serverPid);
+    tap.kill("SIGKILL");
+    await exited;
+    assert.ok(await processGoneWithin(serverPid, 10_000), "the server outlived a SIGKILLed tap");
+  });
+
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
+    it(`${signal}: cancels the call, ends the server, exits ${code}`, async () => {
+      const { cli, serverPid, pidFile } = await startWithSleepingServer([
+        "call",
+        "sleep",
+        "--verbose",
+      ]);
+      cli.child.kill(signal);
+      const run = await cli.done;
+      assert.equal(run.signal, null, `the CLI died of ${run.signal}: ${run.stderr}`);
+      assert.equal(run.code, code, run.stderr);
+      assert.match(run.stderr, /-> .*"method":"notifications\/cancelled"/);
+      assert.ok(existsSync(`${pidFile}.cancelled`), "the server never saw the cancellation");
+      // The CLI waits for its server to exit before it exits: nothing may be left by now.
+      assert.ok(await processGoneWithin(serverPid, 2_000), `${signal} left the server running`);
+    });
+  }
+});
