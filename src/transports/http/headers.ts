@@ -72,12 +72,18 @@ export function encodeHeaderValue(value: string): string {
 
 /**
  * Client side: the string form of an argument value for its `Mcp-Param-*` header, or undefined
- * when no header is sent (null, absent, or not a primitive).
+ * when no header is sent (null, absent, not a primitive, or an unsafe integer).
  */
 export function paramHeaderValue(value: unknown): string | undefined {
   if (typeof value === "string") return encodeHeaderValue(value);
   if (typeof value === "boolean") return value ? "true" : "false";
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "number" && Number.isFinite(value)) {
+    // 2026-07-28 server/tools.mdx "x-mcp-header": mirrored integers MUST lie within
+    // ±(2^53−1). Past that, parsers disagree on the value, so a router could act on a number
+    // other than the one executed: the value goes in the body only, never in a header.
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) return undefined;
+    return String(value);
+  }
   return undefined;
 }
 

@@ -134,6 +134,14 @@ function checkParamHeaders(
       if (raw !== null) return mismatch(`${headerName} header sent but the argument has no value`);
       continue;
     }
+    if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      // Mirrored integers MUST lie within ±(2^53−1) (2026-07-28 server/tools.mdx
+      // "x-mcp-header"); conforming clients send no header for one past that, and a header that
+      // is sent may have been read otherwise by an intermediary. Refused either way.
+      return new InvalidParamsError(
+        `argument ${annotation.path.join(".")} (mirrored in ${headerName}) is an integer outside the safe range ±(2^53-1)`,
+      );
+    }
     if (raw === null) return mismatch(`missing ${headerName} header for a provided argument`);
     const decoded = decodeHeaderValue(raw);
     if (!decoded.ok) return mismatch(`${headerName} header: ${decoded.reason}`);
