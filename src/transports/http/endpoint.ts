@@ -35,6 +35,7 @@ import {
 } from "./security.js";
 import type { HttpHandlerOptions } from "./server.js";
 import { HttpServerTransport } from "./server-transport.js";
+import { DEFAULT_MAX_BACKLOG_BYTES } from "./sse.js";
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -61,11 +62,12 @@ function errorReply(id: JsonRpcId, error: JsonRpcError, base: HeaderPairs): Plai
 export class HttpEndpoint {
   readonly server: McpServer;
   readonly options: HttpHandlerOptions;
-  readonly transport = new HttpServerTransport();
+  readonly transport: HttpServerTransport;
   readonly connection;
   readonly cors: CorsOptions | undefined;
   readonly maxBodyBytes: number;
   readonly keepAliveMs: number;
+  readonly maxBacklogBytes: number;
   /** Legacy sessions on the same endpoint, when turned on. */
   readonly legacy: LegacyHandler | undefined;
   private readonly streaming: Set<string>;
@@ -83,15 +85,18 @@ export class HttpEndpoint {
     }
     this.server = server;
     this.options = options;
+    this.transport = new HttpServerTransport((error) => server.reportError(error));
     this.connection = server.connect(this.transport);
     this.cors = options.cors === true ? {} : options.cors || undefined;
     this.streaming = new Set(options.streamingMethods ?? ["subscriptions/listen"]);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
     this.keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.maxBacklogBytes = options.maxStreamBacklogBytes ?? DEFAULT_MAX_BACKLOG_BYTES;
     this.legacy = legacyOptions
       ? new LegacyHandler(server, legacyOptions, {
           responseMode: options.responseMode ?? "auto",
           keepAliveMs: this.keepAliveMs,
+          maxBacklogBytes: this.maxBacklogBytes,
         })
       : undefined;
     this.checkContext = {
@@ -214,6 +219,8 @@ export class HttpEndpoint {
     const exchange = new Exchange(message.id, {
       mode,
       keepAliveMs: this.keepAliveMs,
+      maxBacklogBytes: this.maxBacklogBytes,
+      subscription: message.method === "subscriptions/listen",
       baseHeaders: base,
       sink,
       requestSignal,

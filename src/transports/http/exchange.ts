@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
+import { META } from "../../protocol/meta.js";
 import { type HeaderPairs, NO_HEADERS } from "./security.js";
 import { formatSseEvent, SseStream } from "./sse.js";
 
@@ -22,6 +23,8 @@ export interface PlainReply {
 export interface EventSink {
   writeText(text: string): Promise<void>;
   end(): void;
+  /** Bytes written that the client has not taken yet (it grows while the client does not read). */
+  readonly backlog: number;
 }
 
 /** Where an exchange's response goes. Exactly one of the three is called, once. */
@@ -40,6 +43,10 @@ export interface ExchangeOptions {
   /** "auto": JSON unless a notification comes first; "json": notifications dropped; "sse": always. */
   mode: ResponseMode;
   keepAliveMs: number;
+  /** A stream holding more than this for its client ends instead of growing (see overflow). */
+  maxBacklogBytes: number;
+  /** The request is a subscriptions/listen: its stream ends with a completion result. */
+  subscription: boolean;
   /** Headers every response carries (CORS). */
   baseHeaders: HeaderPairs;
   sink: ReplySink;
@@ -143,6 +150,11 @@ export interface ExchangeOwner {
   exchangeDone(internalId: number): void;
   /** The client went away before the reply: the handler should stop. Called at most once. */
   clientGone(internalId: number): void;
+  /**
+   * The client stopped reading its stream (`backlog` bytes waiting, over the bound): the
+   * handler should stop; the exchange ends the stream itself. Called at most once.
+   */
+  streamOverflowed(internalId: number, backlog: number): void;
 }
 
 /**
@@ -195,7 +207,12 @@ export class Exchange {
       if (this.options.mode === "json") return Promise.resolve();
       this.openStream();
     }
-    return this.sse!.writeText(formatSseEvent(notification));
+    const sse = this.sse!;
+    if (sse.backlog > this.options.maxBacklogBytes) {
+      this.overflow(sse);
+      return Promise.resolve();
+    }
+    return sse.writeText(formatSseEvent(notification));
   }
 
   /** The final response; its id is put back to the one the client sent. */
@@ -245,6 +262,36 @@ export class Exchange {
       this.options.sink.abandon();
     }
     this.finish();
+  }
+
+  /**
+   * The client does not read (what waits for it is over the bound): rather than hold every
+   * later event for it, stop the handler and end the stream after one last message. A listen
+   * stream gets the completion result the server sends when it ends a subscription itself
+   * (2026-07-28 basic/patterns/subscriptions.mdx, Graceful Closure); any other request an
+   * error, so the client knows its reply is not coming.
+   */
+  private overflow(sse: EventSink): void {
+    const backlog = sse.backlog;
+    const id = this.originalId;
+    const last: JsonRpcResponse = this.options.subscription
+      ? {
+          jsonrpc: "2.0",
+          id,
+          result: { resultType: "complete", _meta: { [META.subscriptionId]: id } },
+        }
+      : {
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: ErrorCode.InternalError,
+            message: `Response stream ended: the client did not read it (${backlog} bytes were waiting)`,
+          },
+        };
+    void sse.writeText(formatSseEvent(last));
+    // Finished first: whatever the stopping handler still sends finds the exchange closed.
+    this.finish();
+    this.owner?.streamOverflowed(this.internalId, backlog);
   }
 
   private respond(reply: PlainReply): void {

@@ -200,6 +200,12 @@ class NodeEventStream implements EventSink {
     });
   }
 
+  /** Text not yet flushed plus what the response and its socket still buffer. */
+  get backlog(): number {
+    if (this.ended) return 0;
+    return this.pending.length + this.res.writableLength;
+  }
+
   writeText(text: string): Promise<void> {
     if (this.ended || this.res.destroyed) return RESOLVED;
     if (this.pending === "") queueMicrotask(() => this.flush());

@@ -54,7 +54,8 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
   private isClosed = false;
   private resolveClosed!: (info: CloseInfo) => void;
 
-  constructor() {
+  /** `report`: where peer-caused problems worth a log line go (the server's onError). */
+  constructor(private readonly report?: (error: Error) => void) {
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
@@ -96,6 +97,22 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
    */
   clientGone(internalId: number): void {
     const params = { requestId: internalId, reason: "client closed the response stream" };
+    this.receiver?.message({ jsonrpc: "2.0", method: "notifications/cancelled", params });
+  }
+
+  /**
+   * ExchangeOwner: the client stopped reading a stream and the exchange ended it; the handler
+   * (a listen stream's subscription) is stopped like a cancelled one.
+   */
+  streamOverflowed(internalId: number, backlog: number): void {
+    this.report?.(
+      new LocalError(
+        "transport",
+        `ended a response stream its client was not reading (${backlog} bytes waiting)`,
+        { peerFault: "response stream not read" },
+      ),
+    );
+    const params = { requestId: internalId, reason: "the client did not read its response stream" };
     this.receiver?.message({ jsonrpc: "2.0", method: "notifications/cancelled", params });
   }
 

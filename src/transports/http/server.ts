@@ -24,6 +24,13 @@ export interface HttpHandlerOptions extends SecurityOptions {
   streamingMethods?: readonly string[];
   /** Keep-alive comment interval on SSE responses (ms); 0 turns it off. Default 15 s. */
   keepAliveMs?: number;
+  /**
+   * What one SSE stream may hold for a client that does not read it (bytes). Past it, a modern
+   * stream ends (a listen stream with its completion result, any other with an error), a
+   * legacy stream's connection closes (the client resumes from Last-Event-ID), an HTTP+SSE
+   * session ends. Default 1 MiB.
+   */
+  maxStreamBacklogBytes?: number;
   /** Largest accepted request body (bytes). Default 4 MiB. */
   maxBodyBytes?: number;
   /** CORS for browser clients; off by default. `true` uses the defaults. */
@@ -76,7 +83,7 @@ export function createHttpHandler(
         : options.legacySse
       : undefined;
   const fallback = sseOptions
-    ? new SseFallback(server, sseOptions, endpoint.keepAliveMs)
+    ? new SseFallback(server, sseOptions, endpoint.keepAliveMs, endpoint.maxBacklogBytes)
     : undefined;
   const methods = legacy ? ["GET", "POST", "DELETE"] : ["POST"];
 

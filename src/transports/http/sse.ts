@@ -25,6 +25,13 @@ export function formatPrimingEvent(id: string, retryMs: number): string {
   return `id: ${id}\nretry: ${Math.max(0, Math.round(retryMs))}\ndata: \n\n`;
 }
 
+/**
+ * What one SSE stream may hold for a reader that does not keep up, before its owner ends it
+ * (a listen stream, a POST's stream) or drops the connection (a resumable legacy stream). The
+ * bound is checked before each event, so one event larger than it still goes out whole.
+ */
+export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
+
 /** A comment line: ignored by parsers, but it keeps idle proxies and clients from timing out. */
 export const SSE_KEEP_ALIVE = ":\n\n";
 
@@ -65,6 +72,15 @@ export class SseStream {
 
   get ended(): boolean {
     return this.finished;
+  }
+
+  /**
+   * Bytes written but not yet taken by the reader. A reader that stops reading makes this grow
+   * with every write; owners compare it with their bound (see DEFAULT_MAX_BACKLOG_BYTES).
+   */
+  get backlog(): number {
+    if (this.finished) return 0;
+    return HIGH_WATER_MARK - (this.controller.desiredSize ?? HIGH_WATER_MARK);
   }
 
   /** Writes one message; resolves when the reader has room for more. */

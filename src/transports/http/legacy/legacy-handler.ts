@@ -71,6 +71,8 @@ export interface LegacyRequest {
 export interface LegacyHandlerSettings {
   responseMode: LegacyResponseMode;
   keepAliveMs: number;
+  /** What one stream's connection may hold for a client that does not read it (bytes). */
+  maxBacklogBytes: number;
 }
 
 export class LegacyHandler {
@@ -104,6 +106,7 @@ export class LegacyHandler {
       store: this.events,
       records: this.records,
       keepAliveMs: settings.keepAliveMs,
+      maxBacklogBytes: settings.maxBacklogBytes,
       retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
       recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
       onError: (error) => server.reportError(error),

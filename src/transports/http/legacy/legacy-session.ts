@@ -4,7 +4,7 @@
  * is kept in a SessionRecordStore, so that another process can rebuild it after a restart.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { ErrorCode, isPlainObject } from "../../../jsonrpc/errors.js";
+import { ErrorCode, isPlainObject, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../../jsonrpc/types.js";
 import type { ServerConnection } from "../../../server/connection.js";
 import type { McpServer } from "../../../server/mcp-server.js";
@@ -27,10 +27,11 @@ export interface LegacySessionOptions {
   /** Where the session's record goes; none without a configured store (nothing could use it). */
   records: SessionRecordStore | undefined;
   keepAliveMs: number;
+  maxBacklogBytes: number;
   retryMs: number;
   /** A use is written to the record when the last one written is older than this (ms). */
   recordUseEveryMs: number;
-  /** Where failures to write the record go. */
+  /** Where failures to write the record, and clients that do not read their streams, go. */
   onError(error: Error): void;
 }
 
@@ -168,6 +169,15 @@ export class LegacySession implements SessionTransportHost {
       requestId,
       store: this.options.store,
       keepAliveMs: this.options.keepAliveMs,
+      maxBacklogBytes: this.options.maxBacklogBytes,
+      onUnread: (backlog) =>
+        this.options.onError(
+          new LocalError(
+            "transport",
+            `closed an SSE connection of a legacy session its client was not reading (${backlog} bytes waiting); the client may resume it`,
+            { peerFault: "response stream not read" },
+          ),
+        ),
       retryMs: this.options.retryMs,
       priming: (this.protocolVersion ?? "") >= PRIMING_SINCE,
       initialSeq: restored?.lastSeq,

@@ -16,6 +16,14 @@ export interface ResumableStreamOptions {
   requestId?: JsonRpcId;
   store: EventStore;
   keepAliveMs: number;
+  /**
+   * What a connection may hold for a client that does not read it (bytes). Past it the
+   * connection closes, not the stream: its events are in the store, and the client resumes
+   * from its last event id whenever it reads again.
+   */
+  maxBacklogBytes: number;
+  /** Called when a connection was closed for that (`backlog` bytes were waiting). */
+  onUnread?(backlog: number): void;
   /** The `retry` field of the priming event (ms). */
   retryMs: number;
   /** Whether to send the priming event (clients before 2025-11-25 choke on empty data). */
@@ -79,11 +87,11 @@ export class ResumableStream {
         (await this.options.store.eventsAfter(this.options.sessionId, this.id, afterSeq)) ?? [];
       let last = afterSeq;
       for (const event of stored) {
-        void connection.write(event.message, event.id);
+        void this.send(connection, event.message, event.id);
         last = Math.max(last, event.seq);
       }
       for (const event of pending) {
-        if (event.seq > last) void connection.write(event.message, event.id);
+        if (event.seq > last) void this.send(connection, event.message, event.id);
       }
     } finally {
       if (this.pending === pending) this.pending = undefined;
@@ -104,7 +112,8 @@ export class ResumableStream {
       this.pending.push(event);
       return Promise.resolve();
     }
-    return this.connection?.write(message, event.id) ?? Promise.resolve();
+    const connection = this.connection;
+    return connection ? this.send(connection, message, event.id) : Promise.resolve();
   }
 
   /** The stream is complete (its reply was written): the live connection ends after it. */
@@ -130,6 +139,16 @@ export class ResumableStream {
   /** Resolves when every event written so far is in the store. */
   settled(): Promise<void> {
     return this.written;
+  }
+
+  /** Writes one event, unless the connection's client is too far behind: then it closes. */
+  private send(connection: SseStream, message: JsonRpcMessage, id: string): Promise<void> {
+    const backlog = connection.backlog;
+    if (backlog <= this.options.maxBacklogBytes) return connection.write(message, id);
+    if (this.connection === connection) this.closeConnection();
+    else connection.end();
+    this.options.onUnread?.(backlog);
+    return Promise.resolve();
   }
 
   private attach(): SseStream {

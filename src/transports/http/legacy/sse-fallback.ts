@@ -10,7 +10,7 @@ import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type { McpServer } from "../../../server/mcp-server.js";
 import type { CloseInfo, MessageContext, Transport, TransportReceiver } from "../../transport.js";
 import { jsonResponse } from "../exchange.js";
-import { SseStream } from "../sse.js";
+import { DEFAULT_MAX_BACKLOG_BYTES, SseStream } from "../sse.js";
 
 export interface LegacySseOptions {
   /** Where old clients open their stream. Default "/sse". */
@@ -26,12 +26,22 @@ class SseSessionTransport implements Transport {
   private receiver: TransportReceiver | undefined;
   private isClosed = false;
   private resolveClosed!: (info: CloseInfo) => void;
+  private readonly maxBacklogBytes: number;
+  /** The client stopped reading: the session ends (its stream is all it has). */
+  private readonly onUnread: (backlog: number) => void;
 
-  constructor(keepAliveMs: number, onGone: () => void) {
+  constructor(
+    keepAliveMs: number,
+    maxBacklogBytes: number,
+    onGone: () => void,
+    onUnread: (backlog: number) => void,
+  ) {
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
     this.stream = new SseStream({ keepAliveMs, onCancel: onGone });
+    this.maxBacklogBytes = maxBacklogBytes;
+    this.onUnread = onUnread;
   }
 
   start(receiver: TransportReceiver): void {
@@ -45,6 +55,13 @@ class SseSessionTransport implements Transport {
 
   send(message: JsonRpcMessage): Promise<void> {
     if (this.isClosed) return Promise.reject(new LocalError("closed", "SSE session closed"));
+    const backlog = this.stream.backlog;
+    if (backlog > this.maxBacklogBytes) {
+      this.onUnread(backlog);
+      return Promise.reject(
+        new LocalError("closed", "SSE session closed: its client stopped reading"),
+      );
+    }
     return this.stream.write(message);
   }
 
@@ -71,19 +88,40 @@ export class SseFallback {
   readonly messagesPath: string;
   private readonly server: McpServer;
   private readonly keepAliveMs: number;
+  private readonly maxBacklogBytes: number;
   private readonly sessions = new Map<string, FallbackSession>();
 
-  constructor(server: McpServer, options: LegacySseOptions, keepAliveMs: number) {
+  constructor(
+    server: McpServer,
+    options: LegacySseOptions,
+    keepAliveMs: number,
+    maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES,
+  ) {
     this.server = server;
     this.ssePath = options.ssePath ?? "/sse";
     this.messagesPath = options.messagesPath ?? "/messages";
     this.keepAliveMs = keepAliveMs;
+    this.maxBacklogBytes = maxBacklogBytes;
   }
 
   /** GET on the SSE path: a new session and its stream, opened by the `endpoint` event. */
   open(base: Headers, principal: unknown): Response {
     const id = randomUUID();
-    const transport = new SseSessionTransport(this.keepAliveMs, () => void session.close());
+    const transport = new SseSessionTransport(
+      this.keepAliveMs,
+      this.maxBacklogBytes,
+      () => void session.close(),
+      (backlog) => {
+        this.server.reportError(
+          new LocalError(
+            "transport",
+            `ended an HTTP+SSE session whose client was not reading its stream (${backlog} bytes waiting)`,
+            { peerFault: "response stream not read" },
+          ),
+        );
+        void session.close();
+      },
+    );
     const connection = this.server.connect(transport);
     let closing: Promise<void> | undefined;
     const session: FallbackSession = {
