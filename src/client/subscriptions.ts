@@ -85,6 +85,8 @@ export class SubscriptionRegistry {
     if (typeof id === "string" || typeof id === "number") {
       const entry = this.byId.get(id);
       if (!entry) return; // a stream we closed, or not ours: dropped
+      // The server tearing the stream down: no event; its completion result ends the stream.
+      if (method === "notifications/cancelled") return;
       if (method === "notifications/subscriptions/acknowledged") {
         const acknowledged = isPlainObject(params.notifications) ? params.notifications : {};
         entry.subscription.acknowledge(copyFilter(acknowledged as SubscriptionFilter));

@@ -8,7 +8,7 @@ import {
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
-import { isLoggingLevel } from "../protocol/mcp-types.js";
+import { isLoggingLevel, LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { IncomingRequestContext, SessionDispatcher } from "../protocol/session.js";
 import { Session } from "../protocol/session.js";
@@ -256,7 +256,15 @@ export class ServerConnection implements SessionDispatcher {
       );
     }
     if (!core.modernVersions.includes(version)) {
-      throw new UnsupportedProtocolVersionError(core.modernVersions, version);
+      throw new UnsupportedProtocolVersionError(core.servedVersions, version);
+    }
+    const logLevel = meta[META.logLevel];
+    // An unknown level is refused, not ignored: the client asked for logs it would silently
+    // never get (2026-07-28 server/utilities/logging.mdx, Error Handling: -32602).
+    if (logLevel !== undefined && !isLoggingLevel(logLevel)) {
+      throw new InvalidParamsError(
+        `Unknown ${META.logLevel}: expected one of ${LOGGING_LEVELS.join(", ")}`,
+      );
     }
     if (REMOVED_IN_MODERN.has(method)) {
       throw new JsonRpcError(
@@ -276,7 +284,6 @@ export class ServerConnection implements SessionDispatcher {
       });
       return core.decorateModern(method, result);
     }
-    const logLevel = meta[META.logLevel];
     // Only these methods may answer input_required; everywhere else input calls fail.
     const inputRound = INPUT_METHODS.has(method)
       ? new InputRound(core.requestStates, method, params, context.transport.principal)

@@ -1,6 +1,7 @@
 import {
   ErrorCode,
   InternalError,
+  isPlainObject,
   JsonRpcError,
   MissingRequiredClientCapabilityError,
 } from "../jsonrpc/errors.js";
@@ -31,7 +32,11 @@ export interface RequestFacts {
 
 /** Everything a tool, resource, prompt or completion handler may know about its request. */
 export interface HandlerContext extends RequestFacts {
-  /** Reports progress when the client asked for it (a progressToken); otherwise does nothing. */
+  /**
+   * Reports progress when the client asked for it (a progressToken); otherwise does nothing.
+   * `progress` must increase with every call of one request: a value that is not greater than
+   * the last one sent (or not a finite number) is dropped, never sent.
+   */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Request-scoped log: sent only at or above the level this request (or legacy session) asked for. */
   log: RequestLogger;
@@ -80,7 +85,7 @@ function missingCapability(
 ): Record<string, JsonObject> | undefined {
   switch (request.method) {
     case "sampling/createMessage":
-      return declared.sampling === undefined ? { sampling: {} } : undefined;
+      return missingSamplingCapability(request.params, declared.sampling as JsonObject | undefined);
     case "roots/list":
       return declared.roots === undefined ? { roots: {} } : undefined;
     case "elicitation/create": {
@@ -93,6 +98,37 @@ function missingCapability(
     }
     default:
       throw new InternalError(`Cannot ask the client for ${String(request.method)}`);
+  }
+}
+
+/**
+ * Sampling needs more than `sampling` for two kinds of request (2026-07-28
+ * client/sampling.mdx, Capabilities; the same in 2025-11-25): tool use (`tools` or
+ * `toolChoice`) MUST NOT go to a client without `sampling.tools`, and `includeContext` other
+ * than "none" SHOULD NOT go to one without `sampling.context`. The stricter reading for both:
+ * refused with -32021 naming exactly the sub-capabilities missing.
+ */
+function missingSamplingCapability(
+  params: JsonObject | undefined,
+  declared: JsonObject | undefined,
+): Record<string, JsonObject> | undefined {
+  const needs: JsonObject = {};
+  if (params?.tools !== undefined || params?.toolChoice !== undefined) {
+    if (!isPlainObject(declared?.tools)) needs.tools = {};
+  }
+  const context = params?.includeContext;
+  if (context !== undefined && context !== "none" && !isPlainObject(declared?.context)) {
+    needs.context = {};
+  }
+  if (declared === undefined || Object.keys(needs).length > 0) return { sampling: needs };
+  return undefined;
+}
+
+/** Adds `missing` to `into`, one level deep: two inputs that lack sampling.tools and
+ * sampling.context need `{ sampling: { tools, context } }`, not the last one alone. */
+function addRequirement(into: Record<string, JsonObject>, missing: Record<string, JsonObject>) {
+  for (const [name, value] of Object.entries(missing)) {
+    into[name] = Object.assign({}, into[name], value);
   }
 }
 
@@ -204,6 +240,7 @@ type ContextMethods = Pick<
 function makeMethods(inputs: ContextInputs): ContextMethods {
   const token = inputs.meta.progressToken;
   const hasToken = typeof token === "string" || typeof token === "number";
+  let lastProgress = Number.NEGATIVE_INFINITY;
   const input = (requests: Record<string, InputRequest>) => askClient(inputs, requests);
   const askOne = async (
     method: ClientRequestMethod,
@@ -230,7 +267,12 @@ function makeMethods(inputs: ContextInputs): ContextMethods {
     sample: (params, options) => askOne("sampling/createMessage", params, options),
     listRoots: (options) => askOne("roots/list", undefined, options),
     progress: (progress, total, message) => {
-      if (!hasToken) return Promise.resolve();
+      // "The progress value MUST increase with each notification" (2026-07-28
+      // basic/patterns/progress.mdx): a repeat or a step back would break that promise.
+      if (!hasToken || !(progress > lastProgress) || !Number.isFinite(progress)) {
+        return Promise.resolve();
+      }
+      lastProgress = progress;
       const params: JsonObject = { progressToken: token, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
@@ -265,7 +307,7 @@ async function askClient(
   const lacking: Record<string, JsonObject> = {};
   for (const [key, request] of Object.entries(requests)) {
     const missing = missingCapability(request, inputs.clientCapabilities);
-    if (missing) Object.assign(lacking, missing);
+    if (missing) addRequirement(lacking, missing);
     else possible[key] = request;
   }
   if (Object.keys(possible).length === 0) {

@@ -53,6 +53,7 @@ export class McpServer implements ServerCore {
   readonly legacyEnabled: boolean;
   readonly modernVersions: string[] = [...MODERN_VERSIONS];
   readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
+  readonly servedVersions: string[];
   readonly requestStates: RequestStateCodec;
   readonly subscriptionEvents: SubscriptionEventSource;
   readonly sessionOptions: SessionOptions;
@@ -77,6 +78,12 @@ export class McpServer implements ServerCore {
     const eras = options.eras ?? "dual";
     this.modernEnabled = eras !== "legacy";
     this.legacyEnabled = eras !== "modern";
+    // 2026-07-28 basic/versioning.mdx lists a dual-era server's legacy version beside its
+    // modern one in -32022's `supported`; discover's supportedVersions says the same.
+    this.servedVersions = [
+      ...(this.modernEnabled ? this.modernVersions : []),
+      ...(this.legacyEnabled ? this.legacyVersions : []),
+    ];
     this.requestStates = new RequestStateCodec(options.mrtr);
     this.peerFaults = new LogThrottle<Error>({
       intervalMs: options.peerLogIntervalMs ?? DEFAULT_PEER_LOG_INTERVAL_MS,
@@ -164,7 +171,8 @@ export class McpServer implements ServerCore {
     return sessions;
   }
 
-  capabilities(era: Era): ServerCapabilities {
+  /** The same for both eras here; a subclass (the gateway) may tell them apart. */
+  capabilities(_era: Era): ServerCapabilities {
     const { features } = this;
     const capabilities: ServerCapabilities = {};
     if (features.tools.size > 0) capabilities.tools = { listChanged: true };
@@ -174,8 +182,10 @@ export class McpServer implements ServerCore {
     }
     if (features.prompts.size > 0) capabilities.prompts = { listChanged: true };
     if (features.prompts.size > 0 || features.templates.size > 0) capabilities.completions = {};
-    // Modern servers log per request (the logLevel _meta key); only legacy has setLevel.
-    if (era === "legacy") capabilities.logging = {};
+    // Any handler may call context.log, so every server can emit notifications/message, and
+    // one that can MUST declare `logging` (2026-07-28 server/utilities/logging.mdx,
+    // Capabilities), modern too: there the level is per request (_meta), legacy has setLevel.
+    capabilities.logging = {};
     return { ...capabilities, ...this.options.capabilities };
   }
 
@@ -187,7 +197,7 @@ export class McpServer implements ServerCore {
     switch (method) {
       case "server/discover": {
         const result: JsonObject = {
-          supportedVersions: this.modernVersions,
+          supportedVersions: this.servedVersions,
           capabilities: this.capabilities(context.era) as JsonObject,
         };
         if (this.options.instructions !== undefined)

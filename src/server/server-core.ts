@@ -65,6 +65,12 @@ export interface ServerCore {
   readonly legacyEnabled: boolean;
   readonly modernVersions: string[];
   readonly legacyVersions: string[];
+  /**
+   * Every version served, modern first, legacy ones too when that era is on: what
+   * server/discover's supportedVersions and -32022's data.supported list, so that a client
+   * learns a legacy fallback exists.
+   */
+  readonly servedVersions: string[];
   /** Seals and opens the `requestState` of multi round-trip requests. */
   readonly requestStates: RequestStateCodec;
   /** The events subscriptions/listen streams deliver. */

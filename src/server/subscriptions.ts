@@ -4,7 +4,7 @@
  * the client cancels it or the server ends it with a completion result.
  */
 
-import { InvalidParamsError, isPlainObject } from "../jsonrpc/errors.js";
+import { InvalidParamsError, isPlainObject, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
@@ -119,8 +119,9 @@ export interface ListenInputs {
 
 /**
  * Serves one listen stream: the acknowledgement first, then every matching event, until the
- * signal aborts. Resolves with the completion result; the session sends it only when the server
- * ended the stream (shutdown), never after the client cancelled or the stream closed.
+ * signal aborts. Resolves with the completion result, after notifications/cancelled; the session
+ * sends them only when the server ended the stream (shutdown), never after the client cancelled
+ * or the stream closed.
  */
 export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   const { id, signal, notify, source } = inputs;
@@ -143,14 +144,27 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   const release = () => {
     for (const stop of releases.splice(0)) stop();
   };
-  if (signal.aborted) {
-    release();
-    return completion;
-  }
   const tagged = (params: JsonObject): JsonObject => ({
     ...params,
     _meta: { [META.subscriptionId]: id },
   });
+  /**
+   * The stream ends here. A server tearing it down MUST send notifications/cancelled naming
+   * the listen request (2026-07-28 basic/patterns/cancellation.mdx), and SHOULD answer it with
+   * the completion result (subscriptions.mdx, Graceful Closure). The notification goes first:
+   * cancellations may only name requests still in progress. When the client ended the
+   * stream, the session drops both (cancelled by the client, or its HTTP stream is gone).
+   */
+  const end = async (): Promise<JsonObject> => {
+    release();
+    const reason = signal.reason instanceof LocalError ? signal.reason.message : "server ended it";
+    await notify(
+      "notifications/cancelled",
+      tagged({ requestId: id, reason: `subscription ended by the server: ${reason}` }),
+    ).catch(() => {});
+    return completion;
+  };
+  if (signal.aborted) return end();
   // Sent before joining the source, in one synchronous step: nothing can overtake it.
   void notify("notifications/subscriptions/acknowledged", tagged({ notifications: { ...filter } }));
   const unsubscribe = source.subscribe((event) => {
@@ -163,8 +177,7 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
       "abort",
       () => {
         unsubscribe();
-        release();
-        resolve(completion);
+        resolve(end());
       },
       { once: true },
     );

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { LEGACY_VERSIONS } from "../../src/protocol/versions.js";
 import {
   EVERYTHING_SERVER,
   listeningAddress,
@@ -22,7 +23,7 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
   it("discover detects the modern era, and --era legacy gets a legacy session", async () => {
     const modern = JSON.parse((await runCli(["discover", url, "--json"])).stdout);
     assert.equal(modern.era, "modern");
-    assert.deepEqual(modern.supportedVersions, ["2026-07-28"]);
+    assert.deepEqual(modern.supportedVersions, ["2026-07-28", ...LEGACY_VERSIONS]);
     assert.equal(modern.serverInfo.name, "mcpwire-everything-server");
     assert.ok(modern.tools.some((tool: { name: string }) => tool.name === "test_simple_text"));
     assert.ok(modern.resources.some((r: { uri: string }) => r.uri === "test://static-text"));

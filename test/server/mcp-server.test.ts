@@ -5,6 +5,7 @@ import { z } from "zod";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
+import { LEGACY_VERSIONS } from "../../src/protocol/versions.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 
@@ -98,9 +99,11 @@ describe("McpServer, modern era", () => {
     const { client } = connectRaw(exampleServer());
     const result = await client.request("server/discover", { _meta: modernMeta() });
     assert.equal(result.resultType, "complete");
-    assert.deepEqual(result.supportedVersions, [MODERN]);
+    // Dual-era: the legacy versions are listed too (the client learns a fallback exists).
+    assert.deepEqual(result.supportedVersions, [MODERN, ...LEGACY_VERSIONS]);
     assert.deepEqual(Object.keys(result.capabilities as JsonObject).sort(), [
       "completions",
+      "logging",
       "prompts",
       "resources",
       "tools",
@@ -156,7 +159,10 @@ describe("McpServer, modern era", () => {
       (error: unknown) => {
         assert.ok(error instanceof JsonRpcError);
         assert.equal(error.code, -32022);
-        assert.deepEqual(error.data, { supported: [MODERN], requested: "v999.0.0" });
+        assert.deepEqual(error.data, {
+          supported: [MODERN, ...LEGACY_VERSIONS],
+          requested: "v999.0.0",
+        });
         return true;
       },
     );

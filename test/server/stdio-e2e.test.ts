@@ -8,6 +8,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject, JsonRpcId } from "../../src/jsonrpc/types.js";
+import { LEGACY_VERSIONS } from "../../src/protocol/versions.js";
 import { eventually } from "../helpers/stdio-rpc.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/stdio-server.js", import.meta.url));
@@ -117,7 +118,7 @@ describe("example stdio server, raw JSON-RPC over a real subprocess", () => {
     withServer(async (server) => {
       const discovered = await server.request(1, "server/discover", { _meta: modernMeta() });
       const discover = discovered.result as JsonObject;
-      assert.deepEqual(discover.supportedVersions, ["2026-07-28"]);
+      assert.deepEqual(discover.supportedVersions, ["2026-07-28", ...LEGACY_VERSIONS]);
       assert.equal(discover.resultType, "complete");
 
       const echoed = await server.request(2, "tools/call", {

@@ -101,6 +101,8 @@ export class HttpEndpoint {
       : undefined;
     this.checkContext = {
       supportedVersions: server.modernVersions,
+      // Legacy versions only where this endpoint serves them (it may have legacy turned off).
+      advertisedVersions: legacyOptions ? server.servedVersions : server.modernVersions,
       toolInputSchema: (name: string) => server.toolDefinition(name)?.inputSchema,
     };
   }

@@ -27,6 +27,11 @@ import {
 export interface RequestCheckContext {
   /** Versions this server speaks; anything else is -32022. */
   supportedVersions: readonly string[];
+  /**
+   * What -32022's data.supported lists, when more than `supportedVersions`: a dual-era
+   * server names its legacy versions too, so that a client learns a fallback exists.
+   */
+  advertisedVersions?: readonly string[];
   /** The inputSchema of a registered tool, for its `x-mcp-header` annotations. */
   toolInputSchema(name: string): unknown;
 }
@@ -88,7 +93,8 @@ export function checkModernRequest(
     );
   }
   if (!context.supportedVersions.includes(version)) {
-    return new UnsupportedProtocolVersionError([...context.supportedVersions], version);
+    const advertised = context.advertisedVersions ?? context.supportedVersions;
+    return new UnsupportedProtocolVersionError([...advertised], version);
   }
 
   const method = headers.get(HEADER.method);

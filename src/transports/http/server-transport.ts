@@ -143,11 +143,11 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
     // Unrelated notifications (legacy list_changed) have no stream on modern HTTP.
     if (!exchange) return Promise.resolve();
     if (message.method === "notifications/cancelled" && message.params?.requestId === related) {
-      // The server tearing down a subscription: tell the client under its id, then end.
-      const params = { ...message.params, requestId: exchange.originalId };
-      const written = exchange.notify({ ...message, params });
-      exchange.end();
-      return written;
+      // The server tearing down a subscription: tell the client under its own id. The
+      // completion result follows on the same stream and ends it.
+      const named = { ...message.params, requestId: exchange.originalId };
+      const params = withClientSubscriptionId(named, related!, exchange.originalId);
+      return exchange.notify({ ...message, params });
     }
     if (message.params === undefined) return exchange.notify(message);
     const params = withClientSubscriptionId(message.params, related!, exchange.originalId);

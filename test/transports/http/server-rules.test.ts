@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { LEGACY_VERSIONS } from "../../../src/protocol/versions.js";
 import { json, meta, post, request, startTestServer } from "./http-helpers.js";
 
 type Served = Awaited<ReturnType<typeof startTestServer>>;
@@ -127,7 +128,8 @@ describe("Streamable HTTP server: HTTP rules", () => {
     });
     const response = await post(served.url, body, { "MCP-Protocol-Version": "v999.0.0" });
     const error = await expectError(response, 400, -32022);
-    assert.deepEqual(error.error.data.supported, ["2026-07-28"]);
+    // The endpoint is dual-era: its legacy versions are named too.
+    assert.deepEqual(error.error.data.supported, ["2026-07-28", ...LEGACY_VERSIONS]);
     assert.equal(error.error.data.requested, "v999.0.0");
   });
 

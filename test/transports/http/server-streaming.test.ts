@@ -207,6 +207,10 @@ describe("Streamable HTTP server: subscriptions/listen", () => {
       await served.close();
       closed = true;
       for (const reader of readers) {
+        // Torn down by the server: notifications/cancelled first, then the completion result.
+        const cancelled = await reader.next();
+        assert.equal(cancelled.method, "notifications/cancelled");
+        assert.equal(cancelled.params.requestId, 1);
         const completion = await reader.next();
         assert.equal(completion.id, 1);
         assert.equal(completion.result._meta[SUBSCRIPTION_ID], 1);
