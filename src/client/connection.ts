@@ -46,6 +46,8 @@ export class ClientConnection {
   private readonly capabilities: ClientCapabilities;
   private readonly cache: ResultCache | undefined;
   private session: Session | undefined;
+  /** The transport under `session`, asked which credentials a request carries. */
+  private transport: Transport | undefined;
   private state: ServerState | undefined;
   protected logLevel: LoggingLevel | undefined;
   private connecting = false;
@@ -142,8 +144,11 @@ export class ClientConnection {
     const state = this.requireState();
     const { _meta: extraMeta, ...requestOptions } = options;
     const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
+    let partition: string | undefined;
     if (useCache) {
-      const hit = this.cache!.get(method, params);
+      const asking = this.authorizationContext();
+      if (asking) partition = await asking;
+      const hit = this.cache!.get(method, params, partition);
       if (hit) return hit;
     }
     let result: JsonObject;
@@ -174,7 +179,13 @@ export class ClientConnection {
     }
     const complete = completeResult(state.era, method, result);
     // A retry's result depends on answers given once; it is never served again from a cache.
-    if (useCache && !retried) this.cache!.set(method, params, complete);
+    // Nor is a result whose credentials are in doubt: the token changed while it was fetched.
+    if (useCache && !retried) {
+      const asking = this.authorizationContext();
+      if (!asking || (await asking) === partition) {
+        this.cache!.set(method, params, complete, partition);
+      }
+    }
     return complete;
   }
 
@@ -233,7 +244,13 @@ export class ClientConnection {
     return this.options.protocolVersion ?? LATEST_MODERN_VERSION;
   }
 
+  /** Which credentials the transport's next request carries (a digest), for the cache. */
+  private authorizationContext(): Promise<string | undefined> | undefined {
+    return this.transport?.authorizationContext?.();
+  }
+
   private open(transport: Transport): Session {
+    this.transport = transport;
     const session = new Session(
       transport,
       {

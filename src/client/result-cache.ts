@@ -26,9 +26,11 @@ export function ttlOf(result: JsonObject): number {
 }
 
 /**
- * Fresh results keyed by method + params (minus `_meta`). One client is one authorization
- * context, so "private" and "public" entries are both served; the scope is kept for callers
- * that share results further.
+ * Fresh results keyed by method + params (minus `_meta`). A "public" result is served to any
+ * caller; any other (marked "private", or unmarked by an older server) only within the
+ * authorization context it was fetched in: `partition`, a digest of the credentials (see
+ * Transport.authorizationContext), so a client whose token changes is not served another
+ * token's results (2026-07-28 server/utilities/caching.mdx, "Cache Scope Field").
  */
 export class ResultCache {
   private readonly entries = new Map<string, Entry>();
@@ -52,33 +54,39 @@ export class ResultCache {
   }
 
   /** A fresh result (a copy, so callers cannot alter the cached one), or undefined. */
-  get(method: string, params: JsonObject | undefined): JsonObject | undefined {
-    const key = cacheKey(method, params);
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (this.now() >= entry.expiresAt) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return structuredClone(entry.result);
+  get(method: string, params: JsonObject | undefined, partition?: string): JsonObject | undefined {
+    const entry = this.fresh(method, params, partition);
+    return entry ? structuredClone(entry.result) : undefined;
   }
 
-  /** The scope recorded for a fresh entry. */
-  scopeOf(method: string, params: JsonObject | undefined): "public" | "private" | undefined {
-    return this.entries.get(cacheKey(method, params))?.cacheScope;
+  /** The scope recorded for a fresh entry this partition may be served. */
+  scopeOf(
+    method: string,
+    params: JsonObject | undefined,
+    partition?: string,
+  ): "public" | "private" | undefined {
+    return this.fresh(method, params, partition)?.cacheScope;
   }
 
-  /** Stores a result if its ttlMs makes it fresh for a while. */
-  set(method: string, params: JsonObject | undefined, result: JsonObject): void {
+  /** Stores a result, fetched with `partition`'s credentials, if its ttlMs makes it fresh. */
+  set(
+    method: string,
+    params: JsonObject | undefined,
+    result: JsonObject,
+    partition?: string,
+  ): void {
     const ttl = ttlOf(result);
     if (ttl === 0) return;
-    const key = cacheKey(method, params);
-    this.entries.delete(key);
+    const shared = cacheKey(method, params);
+    const own = privateKey(shared, partition);
+    this.entries.delete(shared);
+    this.entries.delete(own);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
     const scope = result.cacheScope;
+    const key = scope === "public" ? shared : own;
     this.entries.set(key, {
       method,
       params: keyParams(params),
@@ -102,6 +110,22 @@ export class ResultCache {
     this.entries.clear();
   }
 
+  /** The fresh entry this partition may be served: a public one, else its own; drops stale ones. */
+  private fresh(
+    method: string,
+    params: JsonObject | undefined,
+    partition: string | undefined,
+  ): Entry | undefined {
+    const shared = cacheKey(method, params);
+    for (const key of [shared, privateKey(shared, partition)]) {
+      const entry = this.entries.get(key);
+      if (!entry) continue;
+      if (this.now() < entry.expiresAt) return entry;
+      this.entries.delete(key);
+    }
+    return undefined;
+  }
+
   private invalidate(matches: (entry: Entry) => boolean): void {
     for (const [key, entry] of this.entries) {
       if (matches(entry)) this.entries.delete(key);
@@ -111,4 +135,9 @@ export class ResultCache {
 
 export function cacheKey(method: string, params: JsonObject | undefined): string {
   return `${method} ${stableStringify(keyParams(params))}`;
+}
+
+/** Where a non-public result lives: the shared key plus the credentials' digest ("" for none). */
+function privateKey(shared: string, partition: string | undefined): string {
+  return `${shared}\u0000${partition ?? ""}`;
 }

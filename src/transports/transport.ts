@@ -80,6 +80,12 @@ export interface Transport {
    * protocol layer then sends `notifications/cancelled`.
    */
   cancel?(requestId: JsonRpcId, reason?: string): boolean;
+  /**
+   * Client side, optional: a digest naming the credentials the next request will carry (HTTP:
+   * the Authorization header of the `headers` option), never the credentials themselves.
+   * Results a server marked "private" are cached per digest. Undefined: no credentials known.
+   */
+  authorizationContext?(): Promise<string | undefined>;
   /** Closes the channel gracefully. Idempotent; resolves when closed. */
   close(): Promise<void>;
   /** Resolves when the channel has closed, from either side. Never rejects. */

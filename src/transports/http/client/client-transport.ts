@@ -25,6 +25,7 @@ import type {
 } from "../../../jsonrpc/types.js";
 import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
+import { authorizationDigest } from "./authorization-context.js";
 import {
   CachedLegacyError,
   endpointKey,
@@ -194,6 +195,12 @@ export class HttpClientTransport implements Transport, HttpCarrier {
 
   fetch(url: URL, init: RequestInit): Promise<Response> {
     return (this.options.fetch ?? globalThis.fetch)(url, init);
+  }
+
+  /** Transport: the digest of the Authorization header the next request sends, if any. */
+  async authorizationContext(): Promise<string | undefined> {
+    const source = this.options.headers;
+    return authorizationDigest(typeof source === "function" ? await source() : source);
   }
 
   async baseHeaders(): Promise<Record<string, string>> {
