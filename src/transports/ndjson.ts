@@ -308,14 +308,28 @@ interface QueuedWrite {
  * Writes messages to a stream one whole line at a time, in order. When the stream reports it is
  * full, further lines wait for `drain` instead of piling into the stream's own buffer.
  */
+/** A writable stream's `write`, as the writer calls it (text, optionally a callback). */
+export type StreamWrite = (
+  this: Writable,
+  chunk: string,
+  callback?: (error?: Error | null) => void,
+) => boolean;
+
 export class NdjsonWriter {
   private readonly stream: Writable;
+  /** The stream's write method, taken once (see the constructor). */
+  private readonly writeToStream: StreamWrite;
   private readonly queue: QueuedWrite[] = [];
   private waitingForDrain = false;
   private failure: Error | undefined;
 
-  constructor(stream: Writable) {
+  /**
+   * `write` is the stream's write method to use, by default the one it has now. The stdio server
+   * passes the one process.stdout had before its guard sent later `write` calls to stderr.
+   */
+  constructor(stream: Writable, write: StreamWrite = stream.write) {
     this.stream = stream;
+    this.writeToStream = write;
     stream.on("drain", this.onDrain);
     stream.on("error", this.onStreamGone);
     stream.on("close", this.onStreamGone);
@@ -342,9 +356,9 @@ export class NdjsonWriter {
 
   /** Hands one line to the stream; false when the stream asks to wait for `drain`. */
   private put(text: string): boolean {
-    if (text.length < NEWLINE_APART_FROM) return this.stream.write(`${text}\n`);
-    this.stream.write(text);
-    return this.stream.write("\n");
+    if (text.length < NEWLINE_APART_FROM) return this.writeToStream.call(this.stream, `${text}\n`);
+    this.writeToStream.call(this.stream, text);
+    return this.writeToStream.call(this.stream, "\n");
   }
 
   /** Resolves once every queued line has been handed to the stream (or the stream failed). */

@@ -1,7 +1,12 @@
 import type { Readable, Writable } from "node:stream";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
-import { NdjsonDecoder, type NdjsonDecoderOptions, NdjsonWriter } from "./ndjson.js";
+import {
+  NdjsonDecoder,
+  type NdjsonDecoderOptions,
+  NdjsonWriter,
+  type StreamWrite,
+} from "./ndjson.js";
 import type { CloseInfo, Transport, TransportReceiver } from "./transport.js";
 
 export interface StreamTransportOptions extends NdjsonDecoderOptions {
@@ -12,6 +17,11 @@ export interface StreamTransportOptions extends NdjsonDecoderOptions {
   endOutput?: boolean;
   /** How long close() waits for queued output to drain before giving up on it (default 5 s). */
   flushTimeoutMs?: number;
+  /**
+   * The output's write method to use (default: the one it has when the transport is made). The
+   * stdio server passes the one process.stdout had before its guard (stdout-guard.ts).
+   */
+  write?: StreamWrite;
   /**
    * Called by close() after the output has been ended, to release whatever else the channel
    * holds (destroy a socket, stop reading stdin). Defaults to destroying the input.
@@ -27,6 +37,7 @@ export class StreamTransport implements Transport {
   readonly closed: Promise<CloseInfo>;
   private readonly input: Readable;
   private readonly output: Writable;
+  private readonly writeOutput: StreamWrite;
   private readonly writer: NdjsonWriter;
   private readonly options: StreamTransportOptions;
   private receiver: TransportReceiver | undefined;
@@ -39,7 +50,8 @@ export class StreamTransport implements Transport {
     this.input = input;
     this.output = output;
     this.options = options;
-    this.writer = new NdjsonWriter(output);
+    this.writeOutput = options.write ?? output.write;
+    this.writer = new NdjsonWriter(output, this.writeOutput);
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
@@ -78,7 +90,8 @@ export class StreamTransport implements Transport {
         () =>
           new Promise<void>((resolve) => {
             if (this.output.writableEnded || this.output.destroyed) resolve();
-            else if (this.options.endOutput === false) this.output.write("", () => resolve());
+            else if (this.options.endOutput === false)
+              this.writeOutput.call(this.output, "", () => resolve());
             else this.output.end(resolve);
           }),
       );

@@ -30,11 +30,8 @@ let originals: Partial<Record<StdoutMethod, unknown>> = {};
  * Sends everything the global console would print on stdout to stderr instead, until the
  * returned function is called. Nested holders share one redirection (the last release restores).
  *
- * Only the console is redirected. We deliberately do not patch `process.stdout.write`: the
- * transport itself writes there, libraries that write to stdout directly would be silently
- * rerouted (hiding a bug the spec forbids instead of surfacing it), and stream internals
- * (`_write`, `writev`, piping) bypass a patched `write` anyway. Stray console output is the
- * common accident; anything else writing raw bytes to stdout must be fixed at its source.
+ * Direct `process.stdout.write` calls are the job of stdout-guard.ts, which the stdio server
+ * installs beside this redirection.
  */
 export function redirectConsoleToStderr(): () => void {
   if (holders === 0) install();

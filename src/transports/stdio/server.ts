@@ -3,6 +3,7 @@ import type { JsonRpcMessage } from "../../jsonrpc/types.js";
 import { StreamTransport } from "../stream.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { redirectConsoleToStderr } from "./console-redirect.js";
+import { guardStdout, protocolWrite } from "./stdout-guard.js";
 
 export interface StdioServerTransportOptions {
   /** Where messages are read from (default `process.stdin`). */
@@ -17,6 +18,12 @@ export interface StdioServerTransportOptions {
    * stream. Restored on close. Default true.
    */
   redirectConsole?: boolean;
+  /**
+   * While started, send anything else written with `process.stdout.write` (a library, a handler,
+   * a stream piped into stdout) to stderr; the transport keeps the real stdout for protocol.
+   * Only when `output` is process.stdout. Restored on close. Default true.
+   */
+  guardStdout?: boolean;
   /**
    * Treat SIGINT and SIGTERM like end of input: stop reading and let the receiver finish its
    * work and close. A second signal while shutting down forces close(). Default true.
@@ -53,6 +60,7 @@ export class StdioServerTransport implements Transport {
   private outputFailed = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private restoreConsole: (() => void) | undefined;
+  private releaseStdout: (() => void) | undefined;
   private signalsInstalled = false;
 
   constructor(options: StdioServerTransportOptions = {}) {
@@ -64,6 +72,8 @@ export class StdioServerTransport implements Transport {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.stream = new StreamTransport(this.input, this.output, {
+      // Taken before start() may guard process.stdout: protocol keeps the real write.
+      write: protocolWrite(this.output),
       maxMessageSize: options.maxMessageSize,
       flushTimeoutMs: options.flushTimeoutMs,
       endOutput: false,
@@ -80,6 +90,9 @@ export class StdioServerTransport implements Transport {
     // StreamTransport's one-shot listener is spent.
     this.output.on("error", this.onOutputError);
     if (this.options.redirectConsole !== false) this.restoreConsole = redirectConsoleToStderr();
+    if (this.options.guardStdout !== false && this.output === process.stdout) {
+      this.releaseStdout = guardStdout();
+    }
     if (this.options.handleSignals !== false) {
       for (const signal of SHUTDOWN_SIGNALS) process.on(signal, this.onSignal);
       this.signalsInstalled = true;
@@ -173,6 +186,8 @@ export class StdioServerTransport implements Transport {
     }
     this.restoreConsole?.();
     this.restoreConsole = undefined;
+    this.releaseStdout?.();
+    this.releaseStdout = undefined;
     // A broken stdout stays broken, and bytes still queued after a flush timeout may fail later:
     // in both cases keep swallowing its errors rather than let a late EPIPE crash the process.
     if (!this.outputFailed && this.output.writableLength === 0) {
