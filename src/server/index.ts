@@ -4,6 +4,7 @@ export * from "./features.js";
 export * from "./mcp-server.js";
 export * from "./mrtr/request-state.js";
 export { INPUT_METHODS, InputRequiredSignal } from "./mrtr/round.js";
+export * from "./safe-paths.js";
 export * from "./schema-source.js";
 export * from "./server-core.js";
 export * from "./stdio.js";
