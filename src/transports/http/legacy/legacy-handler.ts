@@ -9,6 +9,7 @@ import type { McpServer } from "../../../server/mcp-server.js";
 import type { MessageContext } from "../../transport.js";
 import { HEADER } from "../headers.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
+import type { LegacyOptions } from "./legacy-options.js";
 import {
   acceptsEventStream,
   conflict,
@@ -19,39 +20,10 @@ import {
 import { LegacySession, type LegacySessionOptions } from "./legacy-session.js";
 import { principalKey, type SessionRecordStore } from "./session-records.js";
 import { InMemorySessionStore, type SessionStore } from "./session-store.js";
+import { SessionTable } from "./session-table.js";
 import { type LegacyResponseMode, PostReply } from "./session-transport.js";
 
-export interface LegacyOptions {
-  /** A session unused this long (ms) expires; later requests get 404. Default 30 min. */
-  sessionIdleMs?: number;
-  /** Where SSE events are kept for `Last-Event-ID` resumption. Default: bounded, in memory. */
-  eventStore?: EventStore;
-  /** Where sessions are looked up. Default: in memory. */
-  sessionStore?: SessionStore<LegacySession>;
-  /** The `retry` field (ms) of the priming event: how long clients wait before reconnecting. */
-  retryMs?: number;
-  /**
-   * Server-initiated disconnect for polling: POST replies open as SSE and the connection closes
-   * right after the priming event; the client reconnects with GET + Last-Event-ID and gets the
-   * rest. `true` for every request, or a predicate on the method and params.
-   */
-  disconnectAfterPriming?: boolean | ((method: string, params: unknown) => boolean);
-  /** Sessions at once; `initialize` beyond this gets 503. Default 10,000. */
-  maxSessions?: number;
-  /**
-   * Where session records are kept, so that a process which does not hold a session (a
-   * restarted server) rebuilds it on its next request, without a new `initialize`. Pass a
-   * durable one (FileSessionRecordStore, with a FileEventStore as `eventStore`) to survive
-   * restarts: `close()` then suspends sessions instead of ending them. Default: none (sessions
-   * live in this process only, and `close()` ends every session).
-   */
-  sessionRecords?: SessionRecordStore;
-  /**
-   * When `sessionRecords` is given: how long `close()` lets running requests finish (their
-   * events still go to the event store) before it stops them. Default 5 s.
-   */
-  shutdownGraceMs?: number;
-}
+export type { LegacyOptions } from "./legacy-options.js";
 
 /** Version assumed when a legacy request carries no MCP-Protocol-Version header. */
 export const ASSUMED_LEGACY_VERSION = "2025-03-26";
@@ -59,6 +31,7 @@ export const ASSUMED_LEGACY_VERSION = "2025-03-26";
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_RETRY_MS = 1_000;
 const DEFAULT_MAX_SESSIONS = 10_000;
+const DEFAULT_HALF_OPEN_MS = 30_000;
 const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 export interface LegacyRequest {
@@ -85,11 +58,13 @@ export class LegacyHandler {
   /** Sessions outlive this handler: their records are someone else's (a durable store). */
   private readonly suspendOnClose: boolean;
   private readonly idleMs: number;
+  private readonly halfOpenMs: number;
+  /** Count, recency and owners of the sessions held here (the limits above). */
+  private readonly table: SessionTable<LegacySession>;
   /** Shared by every session this handler makes. */
   private readonly sessionOptions: LegacySessionOptions;
   private readonly sweeper: NodeJS.Timeout;
   private readonly rebuilding = new Map<string, Promise<LegacySession | undefined>>();
-  private count = 0;
   private closing = false;
 
   constructor(server: McpServer, options: LegacyOptions, settings: LegacyHandlerSettings) {
@@ -102,6 +77,11 @@ export class LegacyHandler {
     this.records = options.sessionRecords;
     this.suspendOnClose = options.sessionRecords !== undefined;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
+    this.halfOpenMs = Math.min(this.idleMs, options.halfOpenSessionMs ?? DEFAULT_HALF_OPEN_MS);
+    this.table = new SessionTable(
+      options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      options.maxSessionsPerOwner ?? Number.POSITIVE_INFINITY,
+    );
     this.sessionOptions = {
       store: this.events,
       records: this.records,
@@ -111,7 +91,7 @@ export class LegacyHandler {
       recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
       onError: (error) => server.reportError(error),
     };
-    this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.idleMs / 2 + 10));
+    this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.halfOpenMs / 2 + 10));
     this.sweeper.unref();
   }
 
@@ -122,7 +102,10 @@ export class LegacyHandler {
   ): Promise<Response> {
     const sessionId = request.headers.get(HEADER.sessionId);
     const isInitialize = "method" in message && "id" in message && message.method === "initialize";
-    if (isInitialize && sessionId === null) return this.initialize(message, base, principal);
+    if (isInitialize && sessionId === null) {
+      const owner = this.options.sessionOwner?.(request, principal);
+      return this.initialize(message, base, principal, owner);
+    }
 
     const found = await this.lookup(sessionId, principal, base);
     if (found instanceof Response) return found;
@@ -147,6 +130,8 @@ export class LegacyHandler {
       // Notifications and the client's answers to server requests (also while shutting down:
       // a request finishing in its grace period may be waiting for one).
       session.deliver(message, context);
+      // `initialized` turns a half-open session into a full one.
+      this.table.used(session);
       return new Response(null, { status: 202, headers });
     }
     if (this.closing) return restarting(message.id, headers);
@@ -220,10 +205,7 @@ export class LegacyHandler {
     clearTimeout(timer);
     await Promise.all(
       sessions.map(async (session) => {
-        if (this.sessions.get(session.id) === session) {
-          this.sessions.delete(session.id);
-          this.count--;
-        }
+        this.forget(session);
         await session.suspend();
       }),
     );
@@ -233,14 +215,24 @@ export class LegacyHandler {
     message: JsonRpcMessage & { id: JsonRpcId; method: string },
     base: Headers,
     principal: unknown,
+    owner: string | undefined,
   ): Promise<Response> {
-    if (this.count >= (this.options.maxSessions ?? DEFAULT_MAX_SESSIONS)) {
-      return errorResponse(message.id, "Too many sessions; try again later", 503, base);
-    }
     if (this.closing) return restarting(message.id, base);
+    // No sweep here (a scan per initialize would be the attacker's lever): the table's LRU
+    // order already puts expired sessions first.
+    const room = this.table.makeRoom(owner);
+    if (!room.ok) {
+      return room.reason === "full"
+        ? errorResponse(message.id, "Too many sessions; try again later", 503, base)
+        : errorResponse(message.id, "Too many sessions for this client; end one first", 429, base);
+    }
+    for (const evicted of room.evicted) {
+      void this.end(evicted).catch((error) => this.server.reportError(error));
+    }
     const session = new LegacySession(this.server, this.sessionOptions, principal);
+    session.owner = owner;
     this.sessions.set(session.id, session);
-    this.count++;
+    this.table.add(session);
     // The initialize answer is plain JSON: nothing is related to it yet, and no polling.
     const reply = new PostReply("initialize", session, {
       requestId: message.id,
@@ -303,6 +295,7 @@ export class LegacyHandler {
       return errorResponse(null, "Session not found", 404, base);
     }
     session.touch();
+    this.table.used(session);
     return session;
   }
 
@@ -337,7 +330,7 @@ export class LegacyHandler {
       return this.sessions.get(id);
     }
     this.sessions.set(id, session);
-    this.count++;
+    this.table.add(session);
     return session;
   }
 
@@ -355,13 +348,16 @@ export class LegacyHandler {
   }
 
   private expired(session: LegacySession): boolean {
-    return !session.busy && Date.now() - session.lastSeen > this.idleMs;
+    const ttl = session.initialized ? this.idleMs : this.halfOpenMs;
+    return !session.busy && Date.now() - session.lastSeen > ttl;
   }
 
   private expireIdle(): void {
     for (const session of this.sessions.values()) {
-      if (session.busy) session.touch();
-      else if (this.expired(session)) void this.end(session);
+      if (session.busy) {
+        session.touch();
+        this.table.used(session);
+      } else if (this.expired(session)) void this.end(session);
     }
     void this.expireRecords().catch((error) => this.server.reportError(error));
   }
@@ -378,10 +374,12 @@ export class LegacyHandler {
   }
 
   private async end(session: LegacySession): Promise<void> {
-    if (this.sessions.get(session.id) === session) {
-      this.sessions.delete(session.id);
-      this.count--;
-    }
+    this.forget(session);
     await session.close();
+  }
+
+  private forget(session: LegacySession): void {
+    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    this.table.remove(session);
   }
 }

@@ -68,6 +68,10 @@ export class LegacySession implements SessionTransportHost {
   readonly principal: unknown;
   /** The version `initialize` negotiated; undefined until it has been answered. */
   protocolVersion: string | undefined;
+  /** `notifications/initialized` has arrived: until then the session is half-open. */
+  initialized = false;
+  /** Whose session this is for the per-owner cap (LegacyOptions.sessionOwner), if keyed. */
+  owner: string | undefined;
   lastSeen = Date.now();
   private readonly options: LegacySessionOptions;
   /** The session's logical streams by id; made with the first one. */
@@ -111,6 +115,7 @@ export class LegacySession implements SessionTransportHost {
     const session = new LegacySession(server, options, principal, record.id);
     session.connection.restoreLegacy(record.state);
     session.protocolVersion = record.state.protocolVersion;
+    session.initialized = record.state.initialized;
     session.restoring = true;
     try {
       for (const { id, requestId } of record.streams) {
@@ -150,7 +155,10 @@ export class LegacySession implements SessionTransportHost {
   /** A client notification or answer; `initialized` changes what the record keeps. */
   deliver(message: JsonRpcMessage, context: MessageContext): void {
     this.transport.deliver(message, context);
-    if ("method" in message && message.method === "notifications/initialized") this.persist();
+    if ("method" in message && message.method === "notifications/initialized") {
+      this.initialized = true;
+      this.persist();
+    }
   }
 
   /**
