@@ -4,6 +4,7 @@ import {
   InvalidRequestError,
   isPlainObject,
   JsonRpcError,
+  LocalError,
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
@@ -15,6 +16,7 @@ import { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import type { Transport } from "../transports/transport.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
+import { InitializedGate } from "./initialized-gate.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { LegacySessionView, ServerCore } from "./server-core.js";
 import { parseFilter, serveListen } from "./subscriptions.js";
@@ -37,6 +39,8 @@ interface LegacyState {
   logLevel: LoggingLevel | undefined;
   /** Made on the first resources/subscribe: most sessions never send one. */
   subscriptions: Set<string> | undefined;
+  /** Server-to-client requests held until `initialized`; made when the first one waits. */
+  gate?: InitializedGate;
 }
 
 /**
@@ -75,7 +79,10 @@ export class ServerConnection implements SessionDispatcher {
   }
 
   handleNotification(method: string): void {
-    if (method === "notifications/initialized" && this.legacy) this.legacy.initialized = true;
+    if (method === "notifications/initialized" && this.legacy) {
+      this.legacy.initialized = true;
+      this.legacy.gate?.open();
+    }
   }
 
   sessionClosed(): void {
@@ -149,6 +156,7 @@ export class ServerConnection implements SessionDispatcher {
   private legacyEnded(): void {
     const legacy = this.legacy;
     if (!legacy) return;
+    legacy.gate?.abandon(new LocalError("closed", "the legacy session ended or started afresh"));
     for (const uri of [...(this.watches?.keys() ?? [])]) this.unsubscribe(legacy, uri);
     if (legacy.logLevel !== undefined) {
       legacy.logLevel = undefined;
@@ -360,11 +368,17 @@ export class ServerConnection implements SessionDispatcher {
       // Legacy servers may log at any time; setLevel only raises the floor.
       logLevel: legacy.logLevel ?? "debug",
       notify: context.notify,
-      requestClient: (clientMethod, clientParams) =>
-        this.session.request(clientMethod, clientParams, {
+      requestClient: async (clientMethod, clientParams) => {
+        if (!legacy.initialized) {
+          legacy.gate ??= new InitializedGate();
+          const timeoutMs = this.core.sessionOptions.requestTimeoutMs ?? 60_000;
+          await legacy.gate.wait(clientMethod, context.signal, timeoutMs);
+        }
+        return this.session.request(clientMethod, clientParams, {
           signal: context.signal,
           relatedRequestId: context.id,
-        }),
+        });
+      },
     });
     return this.core.handle(method, params, handlerContext);
   }
