@@ -23,6 +23,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../../../jsonrpc/types.js";
+import { printableLine } from "../../../text/printable.js";
 import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
 import { authorizationDigest } from "./authorization-context.js";
@@ -221,7 +222,9 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   }
 
   warn(message: string): void {
-    (this.options.onWarning ?? ((text) => console.warn(`mcpwire http client: ${text}`)))(message);
+    // Warnings quote the server (tool names, x-mcp-header values): shown escaped, never raw.
+    const line = printableLine(message);
+    (this.options.onWarning ?? ((text) => console.warn(`mcpwire http client: ${text}`)))(line);
   }
 
   fail(error: Error): void {
