@@ -1,6 +1,7 @@
 import type { McpClient } from "../client/mcp-client.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../protocol/mcp-types.js";
+import { printable, printableLine } from "../text/printable.js";
 import { EXIT_OK } from "./errors.js";
 import { printJson, printText } from "./output.js";
 import { expectArgs, runWithClient } from "./session.js";
@@ -64,40 +65,61 @@ export async function collect(client: McpClient, signal: AbortSignal): Promise<D
   };
 }
 
+/** A single-line field of the server's, made printable (undefined stays undefined). */
+function line(value: unknown): string {
+  return printableLine(String(value));
+}
+
+function optional(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : printableLine(value);
+}
+
+/** The report as text; every string the server sent is made printable. */
 export function render(report: DiscoverReport): string {
   const lines: string[] = [];
-  const versions = report.supportedVersions?.join(", ") ?? "?";
+  const versions = report.supportedVersions?.map(line).join(", ") ?? "?";
   lines.push(
-    `era           ${report.era} (protocol ${report.protocolVersion}; server speaks ${versions})`,
+    `era           ${report.era} (protocol ${line(report.protocolVersion)}; server speaks ${versions})`,
   );
   const info = report.serverInfo;
   if (info) {
-    const title = typeof info.title === "string" ? ` — ${info.title}` : "";
-    lines.push(
-      `server        ${String(info.name)} ${String(info.version ?? "")}${title}`.trimEnd(),
-    );
+    const title = typeof info.title === "string" ? ` — ${line(info.title)}` : "";
+    lines.push(`server        ${line(info.name)} ${line(info.version ?? "")}${title}`.trimEnd());
   }
   lines.push(`capabilities  ${renderCapabilities(report.capabilities) || "(none)"}`);
-  if (report.instructions) lines.push(`instructions  ${report.instructions}`);
+  if (report.instructions) {
+    // Several lines of instructions stay inside their column.
+    lines.push(
+      `instructions  ${printable(report.instructions).replace(/\n/g, "\n              ")}`,
+    );
+  }
   section(lines, "tools", report.tools, (tool) => {
     const args = argumentList(tool.inputSchema as JsonObject | undefined);
-    return [tool.name, [tool.description, args && `args: ${args}`].filter(Boolean).join("  ")];
+    return [
+      line(tool.name),
+      [optional(tool.description), args && `args: ${args}`].filter(Boolean).join("  "),
+    ];
   });
   section(lines, "resources", report.resources, (resource) => [
-    resource.uri,
-    [resource.title ?? resource.name, resource.mimeType && `(${resource.mimeType})`]
+    line(resource.uri),
+    [optional(resource.title ?? resource.name), resource.mimeType && `(${line(resource.mimeType)})`]
       .filter(Boolean)
       .join(" "),
   ]);
   section(lines, "resource templates", report.resourceTemplates, (template) => [
-    template.uriTemplate,
-    [template.title ?? template.name, template.description].filter(Boolean).join(" — "),
+    line(template.uriTemplate),
+    [optional(template.title ?? template.name), optional(template.description)]
+      .filter(Boolean)
+      .join(" — "),
   ]);
   section(lines, "prompts", report.prompts, (prompt) => {
     const args = (prompt.arguments ?? [])
-      .map((argument) => `${argument.name}${argument.required ? "*" : ""}`)
+      .map((argument) => `${line(argument.name)}${argument.required ? "*" : ""}`)
       .join(", ");
-    return [prompt.name, [prompt.description, args && `args: ${args}`].filter(Boolean).join("  ")];
+    return [
+      line(prompt.name),
+      [optional(prompt.description), args && `args: ${args}`].filter(Boolean).join("  "),
+    ];
   });
   return lines.join("\n");
 }
@@ -125,7 +147,8 @@ function renderCapabilities(capabilities: JsonObject): string {
         value && typeof value === "object"
           ? Object.keys(value).filter((key) => (value as JsonObject)[key] !== false)
           : [];
-      return flags.length > 0 ? `${name}(${flags.join(", ")})` : name;
+      const shown = printableLine(name);
+      return flags.length > 0 ? `${shown}(${flags.map(printableLine).join(", ")})` : shown;
     })
     .join(" ");
 }
@@ -136,6 +159,6 @@ function argumentList(schema: JsonObject | undefined): string {
   if (!properties || typeof properties !== "object") return "";
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.keys(properties)
-    .map((name) => `${name}${required.has(name) ? "*" : ""}`)
+    .map((name) => `${printableLine(name)}${required.has(name) ? "*" : ""}`)
     .join(", ");
 }

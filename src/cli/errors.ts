@@ -1,15 +1,19 @@
 /**
- * Failures the command reports as one line on stderr. The exit code tells scripts what kind of
+ * Failures the command reports as one line on stderr (and, for a server that died, the lines
+ * it last wrote to its stderr). The exit code tells scripts what kind of
  * failure it was: 2 for a mistake in the command line, 1 for anything that went wrong at run
  * time (the server refused, a tool failed, a timeout), 130 for an interrupt.
  */
 export class CliError extends Error {
   override name = "CliError";
   readonly exitCode: number;
+  /** Lines shown under the message whatever the verbosity (a crashed server's last stderr). */
+  readonly details: readonly string[];
 
-  constructor(message: string, exitCode = 1) {
+  constructor(message: string, exitCode = 1, details: readonly string[] = []) {
     super(message);
     this.exitCode = exitCode;
+    this.details = details;
   }
 }
 

@@ -25,6 +25,7 @@ import { McpServer } from "../server/mcp-server.js";
 import type { McpServerOptions } from "../server/server-core.js";
 import { GatewayLogs } from "./gateway-logs.js";
 import { ChildEventSource } from "./gateway-subscriptions.js";
+import { writeErr } from "./terminal.js";
 
 /** Methods passed through to the child unchanged (apart from `_meta`). */
 const PROXIED = new Set([
@@ -54,7 +55,7 @@ export class GatewayServer extends McpServer {
   constructor(child: () => McpClient, options: McpServerOptions) {
     const report = (error: Error) => {
       if (options.onError) options.onError(error);
-      else process.stderr.write(`mcpwire gateway: ${error.message}\n`);
+      else writeErr(`mcpwire gateway: ${error.message}`);
     };
     const childEvents = new ChildEventSource(child, report);
     super({ ...options, subscriptionEvents: childEvents });

@@ -11,6 +11,7 @@ import { runReverseGateway } from "./gateway-stdio.js";
 import { logLine } from "./session.js";
 import { onStopSignals } from "./stop-signals.js";
 import { connectionSettings, parseTarget } from "./target.js";
+import { writeErrChunk } from "./terminal.js";
 import { WireLogTransport } from "./wire-log.js";
 
 export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [options] -- <command> [args…]
@@ -88,7 +89,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     args,
     stderr: "pipe",
     // The child's logs are the operator's logs: keep them, marked as the child's.
-    onStderr: (text) => process.stderr.write(prefixLines("[child] ", text)),
+    onStderr: (text) => writeErrChunk(prefixLines("[child] ", text)),
   });
   // Restarts are always worth a line; the messages themselves only with --verbose.
   const transport: Transport = new WireLogTransport(

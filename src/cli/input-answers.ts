@@ -10,9 +10,11 @@ import type { ClientHandlers, Root, ServerRequestHandler } from "../client/types
 import { isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities } from "../protocol/mcp-types.js";
+import { isPlainHttpUrl, printableLine } from "../text/printable.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { promptElicitation } from "./input-prompts.js";
+import { jsonText, writeErr } from "./terminal.js";
 
 /** The options of the verbs whose request may need input (call, read, prompt). */
 export const INPUT_OPTIONS: Record<string, OptionKind> = {
@@ -67,7 +69,30 @@ export function inputCapabilities(handlers: ClientHandlers): ClientCapabilities 
   return capabilities;
 }
 
+/**
+ * A URL-mode elicitation asks the user to open a link. Only a plain http(s) URL is shown (or
+ * accepted by --elicit): anything else (javascript:, file:, a link with escape sequences that
+ * would show one address and open another) is declined, and the user is told why. Declining,
+ * not cancelling: the user's agent refuses this request, and the server may offer another.
+ */
 function elicitationHandler(
+  options: ParsedArgs["options"],
+  interactive: boolean,
+): ServerRequestHandler {
+  const answer = answerElicitation(options, interactive);
+  return (params, context) => {
+    if (params.mode === "url" && !(typeof params.url === "string" && isPlainHttpUrl(params.url))) {
+      const shown = printableLine(String(params.url)).slice(0, 200);
+      writeErr(
+        `mcpwire: the server asked to open a link that is not a plain http(s) URL (${shown}); declined`,
+      );
+      return { action: "decline" };
+    }
+    return answer(params, context);
+  };
+}
+
+function answerElicitation(
   options: ParsedArgs["options"],
   interactive: boolean,
 ): ServerRequestHandler {
@@ -83,7 +108,7 @@ function elicitationHandler(
   }
   if (interactive) return (params, context) => promptElicitation(params, context.signal);
   return (params) => {
-    const message = typeof params.message === "string" ? `: ${JSON.stringify(params.message)}` : "";
+    const message = typeof params.message === "string" ? `: ${jsonText(params.message)}` : "";
     throw new CliError(
       `the server asked for user input (elicitation/create)${message}, and mcpwire cannot ` +
         "answer it (not interactive); answer with --elicit <json|file> or --decline",

@@ -1,11 +1,15 @@
 /**
  * Asks the user on the terminal for what an elicitation wants: a form field by field (typed,
  * checked, defaults in brackets), or a URL to visit. Prompts go to stderr so stdout keeps only
- * the result.
+ * the result. Everything the server wrote (message, titles, descriptions, choices, defaults) is
+ * made printable before it is shown: a hostile server must not be able to redraw the question
+ * the user answers or hide what they type.
  */
 import { createInterface, type Interface } from "node:readline/promises";
 import { isPlainObject, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
+import { writeErr } from "./terminal.js";
 
 type JsonValue = unknown;
 
@@ -36,7 +40,8 @@ async function withTerminal<T>(signal: AbortSignal, body: (ask: Ask) => Promise<
     process.emit("SIGINT", "SIGINT");
   });
   try {
-    return await body((question) => rl.question(question, { signal: stop.signal }));
+    // The question quotes the server (field titles, defaults): one printable line.
+    return await body((question) => rl.question(printableLine(question), { signal: stop.signal }));
   } finally {
     signal.removeEventListener("abort", abort);
     rl.close();
@@ -44,11 +49,12 @@ async function withTerminal<T>(signal: AbortSignal, body: (ask: Ask) => Promise<
 }
 
 async function converse(params: JsonObject, ask: Ask): Promise<JsonObject> {
-  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const say = (line: string) => writeErr(line);
   const message = typeof params.message === "string" ? params.message : "The server asks:";
   say(`\n${message}`);
   if (params.mode === "url") {
-    say(`Open: ${String(params.url)}`);
+    // input-answers.ts declines a link that is not a plain http(s) URL before it gets here.
+    say(`Open: ${printableLine(String(params.url))}`);
     for (;;) {
       const answer = (await ask('Press Enter when done, or type "decline": ')).trim();
       if (answer === "") return { action: "accept" };
@@ -81,8 +87,11 @@ async function askField(
   ask: Ask,
   say: (line: string) => void,
 ): Promise<JsonValue | undefined> {
-  const label = typeof field.title === "string" ? `${field.title} (${name})` : name;
-  const description = typeof field.description === "string" ? ` — ${field.description}` : "";
+  const shownName = printableLine(name);
+  const label =
+    typeof field.title === "string" ? `${printableLine(field.title)} (${shownName})` : shownName;
+  const description =
+    typeof field.description === "string" ? ` — ${printableLine(field.description)}` : "";
   const choices = choicesOf(field);
   const type = describeType(field, choices);
   const fallback = "default" in field ? ` [${display(field.default as JsonValue)}]` : "";
@@ -90,7 +99,7 @@ async function askField(
     say(`${label}${description}`);
     choices.forEach((choice, index) => {
       const title = choice.title === choice.value ? "" : ` (${choice.title})`;
-      say(`  ${index + 1}) ${choice.value}${title}`);
+      say(`  ${index + 1}) ${printableLine(choice.value)}${printableLine(title)}`);
     });
   }
   const question = choices

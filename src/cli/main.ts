@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { runCall } from "./call.js";
 import { runDiscover } from "./discover.js";
-import { CliError, EXIT_FAILURE } from "./errors.js";
+import { CliError } from "./errors.js";
 import { runGateway } from "./gateway.js";
 import { runPrompt } from "./prompt.js";
 import { runRaw } from "./raw.js";
@@ -11,6 +11,7 @@ import { runReplay } from "./replay.js";
 import { explain } from "./session.js";
 import { runShell } from "./shell.js";
 import { runTap } from "./tap.js";
+import { writeErr, writeOut } from "./terminal.js";
 
 /**
  * The `mcpwire` command: one verb per file in this folder. Every failure ends as one line on
@@ -60,11 +61,11 @@ function version(): string {
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === "--version" || first === "-V") {
-    process.stdout.write(`${version()}\n`);
+    writeOut(version());
     return 0;
   }
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    process.stdout.write(USAGE);
+    writeOut(USAGE);
     return 0;
   }
   const verb = VERBS[first];
@@ -81,7 +82,9 @@ try {
 } catch (error) {
   const failure = explain(error);
   const [line, ...more] = failure.message.split("\n");
-  process.stderr.write(`mcpwire: ${line}\n`);
-  if (verbose && more.length > 0) process.stderr.write(`${more.join("\n")}\n`);
-  process.exitCode = failure instanceof CliError ? failure.exitCode : EXIT_FAILURE;
+  writeErr(`mcpwire: ${line}`);
+  // Details (a crashed server's last stderr lines) always; the rest of a long message with --verbose.
+  if (failure.details.length > 0) writeErr(failure.details.join("\n"));
+  else if (verbose && more.length > 0) writeErr(more.join("\n"));
+  process.exitCode = failure.exitCode;
 }

@@ -4,16 +4,22 @@
  * sent; readable output renders content blocks and leaves out protocol bookkeeping.
  */
 import type { JsonObject } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
+import { jsonText, writeJson, writeOut } from "./terminal.js";
 
 type Block = Record<string, unknown>;
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeJson(value);
 }
 
+/** Readable output; the server's text in it is made printable (see terminal.ts). */
 export function printText(text: string): void {
-  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  writeOut(text);
 }
+
+/** A single-line field of the peer's (a name, a URI, a MIME type). */
+const field = (value: unknown): string => printableLine(String(value));
 
 /** One content block (tool results, prompt messages) as text. */
 export function renderBlock(block: Block): string {
@@ -22,20 +28,20 @@ export function renderBlock(block: Block): string {
       return String(block.text ?? "");
     case "image":
     case "audio":
-      return `[${block.type} ${String(block.mimeType ?? "?")}, ${base64Bytes(block.data)} bytes]`;
+      return `[${block.type} ${field(block.mimeType ?? "?")}, ${base64Bytes(block.data)} bytes]`;
     case "resource_link":
-      return `[link ${String(block.uri)}${block.name ? ` ${String(block.name)}` : ""}]`;
+      return `[link ${field(block.uri)}${block.name ? ` ${field(block.name)}` : ""}]`;
     case "resource": {
       const resource = (block.resource ?? {}) as Block;
       return renderContents(resource);
     }
     default:
-      return JSON.stringify(block);
+      return jsonText(block);
   }
 }
 
 function renderContents(contents: Block): string {
-  const head = `[resource ${String(contents.uri ?? "?")}${contents.mimeType ? ` ${String(contents.mimeType)}` : ""}]`;
+  const head = `[resource ${field(contents.uri ?? "?")}${contents.mimeType ? ` ${field(contents.mimeType)}` : ""}]`;
   if (typeof contents.text === "string") return `${head}\n${contents.text}`;
   if (typeof contents.blob === "string")
     return `${head} ${base64Bytes(contents.blob)} bytes of binary`;
@@ -51,7 +57,7 @@ export function renderCallResult(result: JsonObject): string {
   const blocks = Array.isArray(result.content) ? (result.content as Block[]) : [];
   const parts = blocks.map(renderBlock);
   if (result.structuredContent !== undefined && blocks.length === 0) {
-    parts.push(JSON.stringify(result.structuredContent, null, 2));
+    parts.push(jsonText(result.structuredContent, 2));
   }
   if (result.isError === true) parts.unshift("tool error:");
   return parts.join("\n");
@@ -66,10 +72,10 @@ export function renderReadResult(result: JsonObject): string {
 
 export function renderPromptResult(result: JsonObject): string {
   const lines: string[] = [];
-  if (typeof result.description === "string") lines.push(`# ${result.description}`);
+  if (typeof result.description === "string") lines.push(`# ${field(result.description)}`);
   const messages = Array.isArray(result.messages) ? (result.messages as Block[]) : [];
   for (const message of messages) {
-    lines.push(`${String(message.role)}: ${renderBlock((message.content ?? {}) as Block)}`);
+    lines.push(`${field(message.role)}: ${renderBlock((message.content ?? {}) as Block)}`);
   }
   return lines.join("\n");
 }

@@ -1,4 +1,6 @@
 import type { Progress } from "../protocol/outgoing.js";
+import { printableLine } from "../text/printable.js";
+import { clearStatusLine, drawStatusLine, writeErr } from "./terminal.js";
 
 const BAR_WIDTH = 30;
 
@@ -15,10 +17,12 @@ export class ProgressReporter {
   }
 
   readonly report = (progress: Progress): void => {
-    const { total, message } = progress;
+    const { total } = progress;
+    // The server's message is one printable line, before it is measured and cut to the width.
+    const message = progress.message ? printableLine(progress.message) : undefined;
     const count = total === undefined ? `${progress.progress}` : `${progress.progress}/${total}`;
     if (!this.tty) {
-      process.stderr.write(`progress ${count}${message ? ` ${message}` : ""}\n`);
+      writeErr(`progress ${count}${message ? ` ${message}` : ""}`);
       return;
     }
     const fraction = total ? Math.max(0, Math.min(1, progress.progress / total)) : undefined;
@@ -28,13 +32,13 @@ export class ProgressReporter {
         : `[${"#".repeat(Math.round(fraction * BAR_WIDTH)).padEnd(BAR_WIDTH, " ")}] `;
     const columns = process.stderr.columns ?? 80;
     const line = `${bar}${count}${message ? ` ${message}` : ""}`.slice(0, columns - 1);
-    process.stderr.write(`\r\x1b[2K${line}`);
+    drawStatusLine(line);
     this.drawn = true;
   };
 
   /** Clears the bar so the result prints on a clean line. */
   done(): void {
-    if (this.drawn) process.stderr.write("\r\x1b[2K");
+    if (this.drawn) clearStatusLine();
     this.drawn = false;
   }
 }

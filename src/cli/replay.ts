@@ -1,10 +1,12 @@
 import { readFile } from "node:fs/promises";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import { parseArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { diffLines, normaliseReply, pretty } from "./reply-diff.js";
 import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
+import { jsonText, writeErr, writeErrChunk, writeOut } from "./terminal.js";
 
 export const REPLAY_USAGE = `Usage: mcpwire replay <file> [options] -- <command> [args…]
 
@@ -65,7 +67,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   const script = readScript(text, file);
   const [command, ...args] = parsed.command;
   const log = (line: string) => {
-    if (verbose) process.stderr.write(`${line}\n`);
+    if (verbose) writeErr(line);
   };
 
   const transport = new StdioClientTransport({
@@ -74,13 +76,13 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     // The same environment allowlist as every other verb: a recording is replayed against a
     // server that need not be trusted with the secrets in our environment.
     stderr: "pipe",
-    onStderr: verbose ? (chunk) => process.stderr.write(chunk) : undefined,
+    onStderr: verbose ? (chunk) => writeErrChunk(chunk) : undefined,
   });
   const waiters = new Map<JsonRpcId, (reply: JsonRpcResponse | undefined) => void>();
   let gone = false;
   transport.start({
     message: (message) => {
-      log(`<- ${JSON.stringify(message)}`);
+      log(`<- ${jsonText(message)}`);
       if (!("method" in message)) {
         if (message.id !== null) waiters.get(message.id)?.(message);
         return;
@@ -103,7 +105,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     },
   });
   const send = (message: JsonRpcMessage) => {
-    log(`-> ${JSON.stringify(message)}`);
+    log(`-> ${jsonText(message)}`);
     return transport.send(message).catch(() => {});
   };
 
@@ -143,10 +145,10 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
       if (before.join("\n") === after.join("\n")) continue;
       differing++;
       const method = (step as { method: string }).method;
-      process.stdout.write(
-        `reply to request ${compared} (${method}, recorded id ${JSON.stringify(step.id)}) differs:\n`,
+      writeOut(
+        `reply to request ${compared} (${printableLine(method)}, recorded id ${jsonText(step.id)}) differs:`,
       );
-      process.stdout.write(`${diffLines(before, after).join("\n")}\n`);
+      writeOut(diffLines(before, after).join("\n"));
     }
   } finally {
     await transport.close();
@@ -154,12 +156,10 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   }
   if (stoppedBy !== undefined) return exitCodeFor(stoppedBy);
   if (differing === 0) {
-    process.stdout.write(`identical: all ${compared} replies match the recording\n`);
+    writeOut(`identical: all ${compared} replies match the recording`);
     return 0;
   }
-  process.stdout.write(
-    `different: ${differing} of ${compared} replies differ from the recording\n`,
-  );
+  writeOut(`different: ${differing} of ${compared} replies differ from the recording`);
   return 1;
 
   function request(step: JsonRpcMessage, waitMs: number): Promise<JsonRpcResponse | undefined> {

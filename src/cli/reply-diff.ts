@@ -3,6 +3,7 @@
  * way), key order never counts; anything else that differs is shown as a line diff of the
  * pretty-printed JSON.
  */
+import { jsonText } from "./terminal.js";
 
 /** The reply as compared: without its id, keys sorted at every depth. */
 export function normaliseReply(reply: unknown): unknown {
@@ -22,7 +23,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 export function pretty(value: unknown): string[] {
-  return value === undefined ? ["(no reply)"] : JSON.stringify(value, null, 2).split("\n");
+  return value === undefined ? ["(no reply)"] : jsonText(value, 2).split("\n");
 }
 
 /** Past this many lines on either side, the two texts are shown whole instead of diffed. */

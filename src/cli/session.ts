@@ -2,10 +2,12 @@ import type { McpClient } from "../client/mcp-client.js";
 import { InputRequiredError } from "../client/results.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
 import { type OptionKind, type ParsedArgs, parseArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { inputHandlers } from "./input-answers.js";
 import { ProgressReporter } from "./progress.js";
+import { describeExit, serverExit } from "./server-exit.js";
 import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
 import {
   CONNECTION_OPTIONS,
@@ -15,6 +17,7 @@ import {
   splitTarget,
   type Target,
 } from "./target.js";
+import { jsonText, writeErr, writeOut } from "./terminal.js";
 
 /** What a verb's body gets once its client is connected. */
 export interface VerbContext {
@@ -29,8 +32,9 @@ export interface VerbContext {
   progress: ProgressReporter;
 }
 
+/** A diagnostic line on stderr (made printable: it often quotes the peer). */
 export function logLine(line: string): void {
-  process.stderr.write(`${line}\n`);
+  writeErr(line);
 }
 
 /**
@@ -47,7 +51,7 @@ export async function runWithClient(
 ): Promise<number> {
   const parsed = parseArgs(argv, { ...CONNECTION_OPTIONS, ...extraOptions });
   if (parsed.options.help === true) {
-    process.stdout.write(usage);
+    writeOut(usage);
     return 0;
   }
   const settings = connectionSettings(parsed.options);
@@ -94,26 +98,42 @@ export async function runWithClient(
 
 /** Log messages and other notifications a request brings along, as plain lines on stderr. */
 function printNotification(method: string, params: JsonObject): void {
-  if (method === "notifications/message") {
-    const logger = typeof params.logger === "string" ? ` ${params.logger}` : "";
-    const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
-    logLine(`[${String(params.level)}${logger}] ${data}`);
-  }
+  if (method === "notifications/message") logLine(renderLogMessage(params));
 }
 
-/** Turns what went wrong into the one line the user sees. */
-export function explain(error: unknown): Error {
+/** A `notifications/message` as one line: `[level logger] data`, every part printable. */
+export function renderLogMessage(params: JsonObject): string {
+  const logger = typeof params.logger === "string" ? ` ${printableLine(params.logger)}` : "";
+  const data = typeof params.data === "string" ? params.data : jsonText(params.data);
+  return `[${printableLine(String(params.level))}${logger}] ${printableLine(data)}`;
+}
+
+/**
+ * Turns what went wrong into the line the user sees (and, when a stdio server died, the lines
+ * it last wrote to stderr). Whatever the peer put in a message is made printable here.
+ */
+export function explain(error: unknown): CliError {
   if (error instanceof CliError) return error;
+  const exit = serverExit(error);
+  if (exit) {
+    const { message, stderr } = describeExit(exit);
+    if (exit === error) return new CliError(message, 1, stderr);
+    return new CliError(describe(error), 1, [message, ...stderr]);
+  }
+  return new CliError(describe(error));
+}
+
+function describe(error: unknown): string {
   if (error instanceof InputRequiredError) {
     const requests = isPlainObject(error.result.inputRequests) ? error.result.inputRequests : {};
     const methods = Object.values(requests)
-      .map((request) => (isPlainObject(request) ? String(request.method) : "?"))
+      .map((request) => (isPlainObject(request) ? printableLine(String(request.method)) : "?"))
       .join(", ");
     // The handlers answer elicitation and sampling (or say why not); what is left is roots.
     const hint = methods.includes("roots/list") ? "; give the roots with --root <uri>" : "";
-    return new CliError(
+    return (
       `${error.method}: the server asked for input (${methods || "unknown"}), which mcpwire ` +
-        `does not answer here (not interactive)${hint}`,
+      `does not answer here (not interactive)${hint}`
     );
   }
   if (error instanceof JsonRpcError) {
@@ -121,11 +141,11 @@ export function explain(error: unknown): Error {
     const hint = /capabilit.*roots/i.test(error.message)
       ? "; give the roots with --root <uri>"
       : "";
-    return new CliError(`server error ${error.code}: ${error.message}${hint}`);
+    return `server error ${printableLine(String(error.code))}: ${printableLine(error.message)}${hint}`;
   }
-  if (error instanceof LocalError) return new CliError(error.message);
-  if (error instanceof Error) return new CliError(error.message);
-  return new CliError(String(error));
+  // Local errors may span lines (the first is the summary); each line is made printable.
+  if (error instanceof Error) return error.message.split("\n").map(printableLine).join("\n");
+  return printableLine(String(error));
 }
 
 /** Checks a verb got between `min` and `max` arguments of its own. */

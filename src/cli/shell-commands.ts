@@ -4,17 +4,19 @@ import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../jsonrpc/types.js";
 import type { SubscriptionFilter } from "../protocol/mcp-types.js";
 import type { Progress } from "../protocol/outgoing.js";
+import { printableLine } from "../text/printable.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { Transport } from "../transports/transport.js";
 import { parseJsonObject } from "./args.js";
 import { collect, render } from "./discover.js";
 import { UsageError } from "./errors.js";
 import { renderCallResult, renderPromptResult, renderReadResult } from "./output.js";
-import { explain } from "./session.js";
+import { explain, renderLogMessage } from "./session.js";
 import { LIST_CHANGED_KIND, ShellCatalog } from "./shell-completion.js";
 import type { ShellConsole } from "./shell-console.js";
 import { RawTransport } from "./shell-transport.js";
 import { type ConnectionSettings, openClient, type Target } from "./target.js";
+import { jsonText } from "./terminal.js";
 
 export const SHELL_HELP = `Commands (Tab completes verbs, tool names, resource URIs and prompt names):
   call <tool> [json-args]       call a tool
@@ -131,7 +133,7 @@ export class ShellCommands {
         case "discover":
           return await this.job("discover", async (client, options) => {
             const report = await collect(client, options.signal);
-            if (this.settings.json) this.console.out(JSON.stringify(report, null, 2));
+            if (this.settings.json) this.console.out(jsonText(report, 2));
             else this.console.out(render(report));
           });
         case "cancel":
@@ -152,7 +154,7 @@ export class ShellCommands {
           throw new UsageError(`unknown command ${JSON.stringify(verb)} (try help)`);
       }
     } catch (error) {
-      this.console.err(`error: ${explain(error).message}`);
+      this.reportError(error);
     }
   }
 
@@ -203,7 +205,7 @@ export class ShellCommands {
     if (!method) throw new UsageError("usage: raw <method> [json-params]");
     const params = parseJsonObject(json || undefined, "request params") as JsonObject | undefined;
     return this.job(`raw ${method}`, async (client, options) => {
-      this.console.out(JSON.stringify(await client.request(method, params, options), null, 2));
+      this.console.out(jsonText(await client.request(method, params, options), 2));
     });
   }
 
@@ -225,7 +227,7 @@ export class ShellCommands {
         message as JsonRpcMessage,
         AbortSignal.any([options.signal, timeout]),
       );
-      this.console.out(reply === undefined ? "sent" : JSON.stringify(reply));
+      this.console.out(reply === undefined ? "sent" : jsonText(reply));
     });
   }
 
@@ -252,7 +254,7 @@ export class ShellCommands {
       }
     });
     const acknowledged = await subscription.acknowledged;
-    this.console.out(`listening: ${JSON.stringify(acknowledged)}`);
+    this.console.out(`listening: ${jsonText(acknowledged)}`);
   }
 
   private async unlisten(quiet = false): Promise<void> {
@@ -281,11 +283,12 @@ export class ShellCommands {
   private showEra(): void {
     const client = this.requireClient();
     const info = client.serverInfo;
-    const server = info ? `; server ${info.name} ${info.version ?? ""}`.trimEnd() : "";
-    const speaks = client.supportedVersions?.join(", ") ?? "?";
-    this.console.out(
-      `era ${client.era}, protocol ${client.protocolVersion} (server speaks ${speaks})${server}`,
-    );
+    const server = info
+      ? `; server ${printableLine(String(info.name))} ${printableLine(String(info.version ?? ""))}`.trimEnd()
+      : "";
+    const speaks = client.supportedVersions?.map(printableLine).join(", ") ?? "?";
+    const version = printableLine(String(client.protocolVersion));
+    this.console.out(`era ${client.era}, protocol ${version} (server speaks ${speaks})${server}`);
   }
 
   private showStderr(): void {
@@ -326,9 +329,8 @@ export class ShellCommands {
         progress.total === undefined
           ? `${progress.progress}`
           : `${progress.progress}/${progress.total}`;
-      this.console.err(
-        `#${job.id} progress ${count}${progress.message ? ` ${progress.message}` : ""}`,
-      );
+      const message = progress.message ? ` ${printableLine(progress.message)}` : "";
+      this.console.err(`#${job.id} progress ${count}${message}`);
     };
     try {
       await work(client, {
@@ -338,14 +340,14 @@ export class ShellCommands {
       });
     } catch (error) {
       if (job.controller.signal.aborted) this.console.err(`#${job.id} ${label}: cancelled`);
-      else this.console.err(`error: ${explain(error).message}`);
+      else this.reportError(error);
     } finally {
       this.jobs.delete(job.id);
     }
   }
 
   private result<T>(result: T, readable: (result: JsonObject) => string): void {
-    if (this.settings.json) this.console.out(JSON.stringify(result, null, 2));
+    if (this.settings.json) this.console.out(jsonText(result, 2));
     else this.console.out(readable(result as unknown as JsonObject));
   }
 
@@ -353,13 +355,17 @@ export class ShellCommands {
     const kind = LIST_CHANGED_KIND[method];
     if (kind && this.client) void this.catalog.refresh(this.client, [kind]);
     if (method === "notifications/message") {
-      const logger = typeof params.logger === "string" ? ` ${params.logger}` : "";
-      const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
-      this.console.out(`[${String(params.level)}${logger}] ${data}`);
+      this.console.out(renderLogMessage(params));
       return;
     }
-    const shown = Object.keys(params).length === 0 ? "" : ` ${JSON.stringify(params)}`;
-    this.console.out(`<- ${method}${shown}`);
+    const shown = Object.keys(params).length === 0 ? "" : ` ${jsonText(params)}`;
+    this.console.out(`<- ${printableLine(method)}${shown}`);
+  }
+
+  /** An error line, and the lines of a crashed server's stderr under it. */
+  private reportError(error: unknown): void {
+    const failure = explain(error);
+    this.console.err([`error: ${failure.message}`, ...failure.details].join("\n"));
   }
 
   private requireClient(): McpClient {

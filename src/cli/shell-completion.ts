@@ -1,4 +1,5 @@
 import type { McpClient } from "../client/mcp-client.js";
+import { printableLine } from "../text/printable.js";
 
 /** Everything the shell understands as a first word. */
 export const SHELL_VERBS = [
@@ -48,6 +49,8 @@ export const LIST_CHANGED_KIND: Record<string, CatalogKind> = {
 /**
  * The server's tool names, resource URIs and prompt names, fetched after connecting and again
  * when the server says a list changed, so that Tab offers what the server has right now.
+ * readline shows candidates (and inserts the chosen one) as they are, so a name with control
+ * characters is never offered: it would reach the terminal raw. discover shows it, escaped.
  */
 export class ShellCatalog {
   tools: string[] = [];
@@ -67,10 +70,11 @@ export class ShellCatalog {
           return;
         }
         try {
-          if (kind === "tools") this.tools = (await client.listAllTools()).map((t) => t.name);
+          if (kind === "tools")
+            this.tools = offered((await client.listAllTools()).map((t) => t.name));
           else if (kind === "prompts")
-            this.prompts = (await client.listAllPrompts()).map((p) => p.name);
-          else this.resources = (await client.listAllResources()).map((r) => r.uri);
+            this.prompts = offered((await client.listAllPrompts()).map((p) => p.name));
+          else this.resources = offered((await client.listAllResources()).map((r) => r.uri));
         } catch {
           // Completion is a convenience; the command itself reports real failures.
         }
@@ -96,4 +100,9 @@ export class ShellCatalog {
     if (hits.length === 1) return [[`${hits[0]} `], current];
     return [[...hits].sort(), current];
   };
+}
+
+/** The names that are safe to hand to readline: printable as they are. */
+function offered(names: string[]): string[] {
+  return names.filter((name) => typeof name === "string" && printableLine(name) === name);
 }

@@ -1,9 +1,11 @@
 import { clearScreenDown, cursorTo, type Interface } from "node:readline";
+import { printable } from "../text/printable.js";
 
 /**
  * Where the shell writes. On a terminal, text that arrives while the user is typing (results of
  * background requests, notifications) is printed above the input line, and the prompt with the
- * half-typed line is drawn again below it. Without a terminal, output is plain lines.
+ * half-typed line is drawn again below it. Without a terminal, output is plain lines. All of it
+ * is made printable: results, logs and errors quote the server (see terminal.ts).
  */
 export class ShellConsole {
   readonly tty: boolean;
@@ -26,7 +28,8 @@ export class ShellConsole {
   }
 
   private write(stream: NodeJS.WriteStream, text: string): void {
-    const line = text.endsWith("\n") ? text : `${text}\n`;
+    const safe = printable(text);
+    const line = safe.endsWith("\n") ? safe : `${safe}\n`;
     const rl = this.rl;
     if (!this.tty || rl === undefined) {
       stream.write(line);

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { printableLine } from "../text/printable.js";
 
 export const HISTORY_SIZE = 1000;
 
@@ -13,7 +14,9 @@ export function historyPath(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The shell's history across runs: one line per entry, oldest first, appended as lines are
  * entered (so a killed shell keeps what was typed). A missing or unreadable file is an empty
- * history; history is a convenience and never stops the shell.
+ * history; history is a convenience and never stops the shell. readline redraws history entries
+ * as they are, so a line with control characters (pasted from a server's output, or put in the
+ * file by something else) is neither saved nor loaded.
  */
 export class ShellHistory {
   readonly path: string;
@@ -29,7 +32,7 @@ export class ShellHistory {
     try {
       lines = readFileSync(this.path, "utf8")
         .split("\n")
-        .filter((line) => line.trim() !== "");
+        .filter((line) => line.trim() !== "" && isPlain(line));
     } catch {
       return [];
     }
@@ -40,9 +43,9 @@ export class ShellHistory {
   }
 
   add(line: string, warn: (message: string) => void): void {
-    if (line.trim() === "") return;
+    if (line.trim() === "" || !isPlain(line)) return;
     try {
-      appendFileSync(this.path, `${line.replace(/[\r\n]+/g, " ")}\n`, { mode: 0o600 });
+      appendFileSync(this.path, `${line}\n`, { mode: 0o600 });
     } catch (error) {
       if (!this.warned) warn(`history not saved to ${this.path}: ${(error as Error).message}`);
       this.warned = true;
@@ -56,4 +59,9 @@ export class ShellHistory {
       // Trimming is best effort; the next run tries again.
     }
   }
+}
+
+/** Whether a line shows as itself (no control characters; a tab is fine). */
+function isPlain(line: string): boolean {
+  return printableLine(line) === line;
 }

@@ -7,6 +7,7 @@ import { ShellConsole } from "./shell-console.js";
 import { HISTORY_SIZE, historyPath, ShellHistory } from "./shell-history.js";
 import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
 import { CONNECTION_OPTIONS, connectionSettings, describeTarget, splitTarget } from "./target.js";
+import { writeOut } from "./terminal.js";
 
 export const SHELL_USAGE = `Usage: mcpwire shell <target> [options]
        mcpwire shell [options] -- <command> [args…]
@@ -29,7 +30,7 @@ const PROMPT = "mcp> ";
 export async function runShell(argv: readonly string[]): Promise<number> {
   const parsed = parseArgs(argv, CONNECTION_OPTIONS);
   if (parsed.options.help === true) {
-    process.stdout.write(SHELL_USAGE);
+    writeOut(SHELL_USAGE);
     return EXIT_OK;
   }
   const settings = connectionSettings(parsed.options);

@@ -3,6 +3,7 @@ import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
+import { printableLine } from "../text/printable.js";
 import { launchTiedToParent } from "../transports/stdio/parent-death.js";
 import {
   signalTree,
@@ -16,6 +17,7 @@ import { CliError, UsageError } from "./errors.js";
 import { LineSplitter } from "./line-splitter.js";
 import { onStopSignals } from "./stop-signals.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
+import { writeErr } from "./terminal.js";
 
 export const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] -- <command> [args…]
 
@@ -75,7 +77,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   const monitor = new TapMonitor({
     record,
     warn: (message) => {
-      if (!quiet) process.stderr.write(`mcpwire tap: ${message}\n`);
+      if (!quiet) writeErr(`mcpwire tap: ${printableLine(message)}`);
     },
     now,
     hangMs,

@@ -5,11 +5,13 @@ import type {
   Transport,
   TransportReceiver,
 } from "../transports/transport.js";
+import { jsonText } from "./terminal.js";
 
 /**
  * `--verbose`: wraps a transport and writes every message it carries to stderr, `->` for what
  * we send and `<-` for what we receive, one JSON line each. This is how a hanging server is
- * diagnosed in seconds: the last line shows who owes whom an answer.
+ * diagnosed in seconds: the last line shows who owes whom an answer. The JSON has every
+ * control character escaped (jsonText), and `write` is expected to make the rest printable.
  */
 export interface WireLogOptions {
   /** Log the messages themselves (default true); false keeps only the lifecycle lines. */
@@ -34,7 +36,7 @@ export class WireLogTransport implements Transport {
   start(receiver: TransportReceiver): void {
     this.inner.start({
       message: (message, context) => {
-        if (this.messages) this.write(`<- ${JSON.stringify(message)}`);
+        if (this.messages) this.write(`<- ${jsonText(message)}`);
         receiver.message(message, context);
       },
       frameError: (error) => {
@@ -63,14 +65,14 @@ export class WireLogTransport implements Transport {
   }
 
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
-    if (this.messages) this.write(`-> ${JSON.stringify(message)}`);
+    if (this.messages) this.write(`-> ${jsonText(message)}`);
     return this.inner.send(message, options);
   }
 
   cancel(requestId: JsonRpcId, reason?: string): boolean {
     const handled = this.inner.cancel?.(requestId, reason) ?? false;
     if (handled)
-      this.write(`-- cancelled request ${JSON.stringify(requestId)} (${reason ?? "no reason"})`);
+      this.write(`-- cancelled request ${jsonText(requestId)} (${reason ?? "no reason"})`);
     return handled;
   }
 

@@ -4,6 +4,7 @@ import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+import { printable } from "../../text/printable.js";
 import { StreamTransport } from "../stream.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { childEnvironment } from "./env.js";
@@ -52,7 +53,11 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-/** The server process ended without being asked to. Carries its exit status and last stderr. */
+/**
+ * The server process ended without being asked to. Carries its exit status and last stderr:
+ * `stderr` as the server wrote it, the message with that tail made printable (it is meant for
+ * a person, and the server's escape sequences have no business on their terminal).
+ */
 export class ServerExitedError extends LocalError {
   override name = "ServerExitedError";
   readonly code: number | null;
@@ -63,7 +68,9 @@ export class ServerExitedError extends LocalError {
     const how =
       status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
     const trimmed = stderr.trim();
-    super("exited", `${description} ${how}${trimmed ? `; stderr:\n${trimmed}` : ""}`, { cause });
+    super("exited", `${description} ${how}${trimmed ? `; stderr:\n${printable(trimmed)}` : ""}`, {
+      cause,
+    });
     this.code = status.code;
     this.signal = status.signal;
     this.stderr = stderr;
