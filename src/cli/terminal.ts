@@ -6,8 +6,9 @@
  * or not they are a terminal. Callers still use `printableLine` on single-line fields so that
  * a newline in a name cannot fake a line of its own.
  *
- * The only raw writes left in src/cli are protocol streams (gateway --stdio, tap) and the
- * status line's own redraw sequence below.
+ * The only other writes in src/cli are the protocol streams (gateway --stdio, tap, which also
+ * passes the server's stderr through unchanged), our own usage texts and start-demo's example
+ * server; test/cli/terminal-injection.test.ts checks that it stays so.
  */
 import { printable, printableLine } from "../text/printable.js";
 
