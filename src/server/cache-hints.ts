@@ -48,6 +48,38 @@ export function checkCachingOptions(caching: unknown): void {
   }
 }
 
+/**
+ * A handler that returned its own `ttlMs` may have left out `cacheScope` or got a field wrong;
+ * the result must still carry a valid pair (every cacheable result, every page). The fields
+ * that are missing or invalid are taken from `fallback`, and an invalid one is reported.
+ */
+export function repairHandlerHint(
+  method: string,
+  result: Record<string, unknown>,
+  fallback: CacheHint,
+  report: (error: Error) => void,
+): void {
+  const { ttlMs, cacheScope } = result;
+  if (typeof ttlMs !== "number" || !Number.isSafeInteger(ttlMs) || ttlMs < 0) {
+    report(
+      new Error(
+        `${method} handler returned ttlMs ${describe(ttlMs)}, not a non-negative integer; sent ${fallback.ttlMs}`,
+      ),
+    );
+    result.ttlMs = fallback.ttlMs;
+  }
+  if (!SCOPES.has(cacheScope)) {
+    if (cacheScope !== undefined) {
+      report(
+        new Error(
+          `${method} handler returned cacheScope ${describe(cacheScope)}; sent "${fallback.cacheScope}"`,
+        ),
+      );
+    }
+    result.cacheScope = fallback.cacheScope;
+  }
+}
+
 function describe(value: unknown): string {
   if (value === undefined) return "nothing";
   if (typeof value === "number") return String(value);

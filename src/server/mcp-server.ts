@@ -12,7 +12,7 @@ import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
-import { checkCachingOptions } from "./cache-hints.js";
+import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -243,13 +243,11 @@ export class McpServer implements ServerCore {
     // scavenge at c=64, a young generation grown to 2 x 16 MiB); Object.assign does not.
     const result: JsonObject = Object.assign({}, returned);
     if (result.resultType === undefined) result.resultType = "complete";
-    if (
-      result.resultType === "complete" &&
-      CACHEABLE_METHODS.has(method) &&
-      result.ttlMs === undefined
-    ) {
+    if (result.resultType === "complete" && CACHEABLE_METHODS.has(method)) {
       const key = method as keyof typeof DEFAULT_CACHE_HINTS;
-      Object.assign(result, this.options.caching?.[key] ?? DEFAULT_CACHE_HINTS[key]);
+      const hint = this.options.caching?.[key] ?? DEFAULT_CACHE_HINTS[key];
+      if (result.ttlMs === undefined) Object.assign(result, hint);
+      else repairHandlerHint(method, result, hint, this.reportError);
     }
     if (this.options.includeServerInfo !== false) {
       const meta: JsonObject = Object.assign({}, result._meta as JsonObject | undefined);

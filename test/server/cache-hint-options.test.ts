@@ -139,3 +139,42 @@ describe("cacheScope across the pages of a list", () => {
     }
   });
 });
+
+describe("caching hints a read handler returns itself", () => {
+  it("are completed or corrected from the configured hint, and bad ones reported", async () => {
+    const reported: string[] = [];
+    const server = new McpServer({
+      serverInfo: { name: "handler-hints", version: "1" },
+      caching: { "resources/read": { ttlMs: 30, cacheScope: "private" } },
+      onError: (error) => reported.push(error.message),
+    });
+    server.resource({ uri: "mem://own", name: "own" }, (uri) => ({
+      contents: [{ uri, text: "" }],
+      ttlMs: 5000,
+    }));
+    server.resource({ uri: "mem://bad", name: "bad" }, (uri) => ({
+      contents: [{ uri, text: "" }],
+      ttlMs: -3,
+      cacheScope: "world",
+    }));
+    const { transport, cleanup } = await tcpConnector(server);
+    const client = new Session(transport);
+    client.start();
+    try {
+      const own = await client.request("resources/read", { uri: "mem://own", _meta: meta });
+      assert.equal(own.ttlMs, 5000);
+      assert.equal(own.cacheScope, "private");
+      assert.deepEqual(reported, []);
+
+      const bad = await client.request("resources/read", { uri: "mem://bad", _meta: meta });
+      assert.equal(bad.ttlMs, 30);
+      assert.equal(bad.cacheScope, "private");
+      assert.equal(reported.length, 2);
+      assert.match(reported[0]!, /resources\/read handler returned ttlMs -3/);
+      assert.match(reported[1]!, /resources\/read handler returned cacheScope "world"/);
+    } finally {
+      await client.close();
+      await cleanup();
+    }
+  });
+});
