@@ -6,15 +6,26 @@
  *
  * One process at a time serves a session from a directory (the one listening on the port).
  */
-import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isPlainObject } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
-import { ensureDirectory, fileKey, isMissing, writeFileAtomic } from "./store-files.js";
+import {
+  appendNoFollow,
+  ensureDirectory,
+  ensureSubdirectory,
+  fileKey,
+  isMissing,
+  readIfExists,
+  writeFileAtomic,
+} from "./store-files.js";
 
 export interface FileEventStoreOptions {
-  /** Where the files go; created if missing. Give each server (or store) its own. */
+  /**
+   * Where the files go; created if missing (mode 0700). Give each server (or store) its own. An
+   * existing one must be this user's and writable by nobody else (the constructor throws).
+   */
   directory: string;
   /**
    * Events kept per stream: at least the newest this many, at most twice as many (the file is
@@ -53,7 +64,7 @@ export class FileEventStore implements EventStore {
     if (lines === undefined) {
       const existing = readIfExists(path);
       if (existing === undefined) {
-        ensureDirectory(this.sessionPath(sessionKey));
+        ensureSubdirectory(this.sessionPath(sessionKey));
         this.dropOldStreams(sessionKey, this.maxStreams - 1);
         lines = 0;
       } else {
@@ -62,7 +73,7 @@ export class FileEventStore implements EventStore {
         if (existing.length > 0 && !existing.endsWith("\n")) prefix = "\n";
       }
     }
-    appendFileSync(path, `${prefix}${eventLine(event)}`, { mode: 0o600 });
+    appendNoFollow(path, `${prefix}${eventLine(event)}`);
     lines += 1;
     if (lines >= 2 * this.maxEvents) lines = this.compact(path);
     counts.set(streamKey, lines);
@@ -122,7 +133,7 @@ export class FileEventStore implements EventStore {
     if (names.length <= keep) return;
     const dated = names.map((name) => {
       const path = join(this.sessionPath(sessionKey), name);
-      return { name, path, written: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 };
+      return { name, path, written: lstatSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 };
     });
     dated.sort((a, b) => a.written - b.written);
     const counts = this.lineCounts.get(sessionKey);
@@ -134,7 +145,7 @@ export class FileEventStore implements EventStore {
 
   /** Rewrites a stream file with its newest `maxEvents` events; returns the lines left. */
   private compact(path: string): number {
-    const kept = parseEvents(readFileSync(path, "utf8")).slice(-this.maxEvents);
+    const kept = parseEvents(readIfExists(path) ?? "").slice(-this.maxEvents);
     writeFileAtomic(path, kept.map(eventLine).join(""));
     return kept.length;
   }
@@ -142,15 +153,6 @@ export class FileEventStore implements EventStore {
 
 function eventLine(event: StoredEvent): string {
   return `${JSON.stringify({ seq: event.seq, id: event.id, message: event.message })}\n`;
-}
-
-function readIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw error;
-  }
 }
 
 function countLines(text: string): number {

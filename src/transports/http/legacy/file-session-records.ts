@@ -3,14 +3,23 @@
  * with a FileEventStore (in another directory) so that a restarted server on the same host can
  * rebuild its legacy sessions and resume their streams.
  */
-import { readdirSync, readFileSync, unlinkSync } from "node:fs";
+import { readdirSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { isPlainObject } from "../../../jsonrpc/errors.js";
 import type { SessionRecord, SessionRecordStore } from "./session-records.js";
-import { ensureDirectory, fileKey, isMissing, writeFileAtomic } from "./store-files.js";
+import {
+  ensureDirectory,
+  fileKey,
+  isMissing,
+  readIfExists,
+  writeFileAtomic,
+} from "./store-files.js";
 
 export interface FileSessionRecordStoreOptions {
-  /** Where the records go; created if missing (mode 0700: records hold principals). */
+  /**
+   * Where the records go; created if missing (mode 0700: records hold principals). An existing
+   * one must be this user's and writable by nobody else (the constructor throws otherwise).
+   */
   directory: string;
 }
 
@@ -57,12 +66,13 @@ export class FileSessionRecordStore implements SessionRecordStore {
 
   /** The record in a file; undefined when there is none or it is not one (never throws). */
   private read(path: string): SessionRecord | undefined {
+    const text = readIfExists(path);
+    if (text === undefined) return undefined;
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(path, "utf8"));
-    } catch (error) {
-      if (isMissing(error) || error instanceof SyntaxError) return undefined;
-      throw error;
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
     }
     if (
       !isPlainObject(value) ||
