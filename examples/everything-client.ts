@@ -13,9 +13,11 @@
 import { McpClient } from "../src/client/mcp-client.js";
 import type { McpClientOptions } from "../src/client/types.js";
 import type { JsonObject } from "../src/jsonrpc/types.js";
-import { HttpClientTransport } from "../src/transports/http/client/index.js";
+import { type HttpAuthProvider, HttpClientTransport } from "../src/transports/http/client/index.js";
 
 const MODERN = "2026-07-28";
+/** The client ID metadata document URL the auth scenarios expect (auth/basic-cimd). */
+const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
 
 interface Scenario {
   name: string;
@@ -50,6 +52,36 @@ const handlers: McpClientOptions["handlers"] = {
   roots: () => [{ uri: "file:///tmp/mcpwire", name: "mcpwire" }],
 };
 
+/**
+ * The OAuth client for the auth/* scenarios: authorization code headlessly (the mock servers
+ * redirect at once), or client credentials when the context carries them.
+ */
+async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined> {
+  if (!scenario.name.startsWith("auth/")) return undefined;
+  // Loaded here: the other scenarios never pay for the OAuth dependencies.
+  const { headlessRedirect, importPrivateKey, OAuthClient } = await import("../src/auth/index.js");
+  const context = scenario.context as Record<string, string | undefined>;
+  if (scenario.name.startsWith("auth/client-credentials")) {
+    const privateKey = context.private_key_pem
+      ? await importPrivateKey(context.private_key_pem, context.signing_algorithm ?? "ES256")
+      : undefined;
+    return new OAuthClient({
+      grant: "client_credentials",
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      privateKey,
+    });
+  }
+  return new OAuthClient({
+    redirect: headlessRedirect(),
+    clientName: "mcpwire-everything-client",
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+    clientIssuer: context.issuer,
+  });
+}
+
 async function connect(scenario: Scenario): Promise<McpClient> {
   const modern = scenario.version === MODERN;
   const client = new McpClient({
@@ -59,13 +91,16 @@ async function connect(scenario: Scenario): Promise<McpClient> {
       ? { protocolVersion: scenario.version }
       : { legacyProtocolVersion: scenario.version }),
     handlers,
-    requestTimeoutMs: 20_000,
+    // An auth scenario's first request carries a whole OAuth flow; the suite kills us at 30 s.
+    requestTimeoutMs: scenario.name.startsWith("auth/") ? 27_000 : 20_000,
     onProtocolError: (error) => process.stderr.write(`protocol: ${error.message}\n`),
   });
+  const auth = await authFor(scenario);
   await client.connect(
     () =>
       new HttpClientTransport(scenario.url, {
         onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+        auth,
       }),
   );
   return client;
@@ -137,6 +172,13 @@ async function run(scenario: Scenario): Promise<void> {
         break;
       }
       default: {
+        if (scenario.name.startsWith("auth/")) {
+          // Two authorized requests: a step-up (tools/call needs more) or a moved authorization
+          // server shows on the second.
+          await client.listAllTools();
+          await client.callTool("test-tool", {});
+          break;
+        }
         // initialize, request-metadata, json-schema-ref-no-deref and the rest: connect (done
         // above), list the tools and leave.
         await client.listAllTools();

@@ -142,7 +142,9 @@ export type LocalErrorKind =
   | "exited"
   | "aborted"
   | "overloaded"
-  | "transport";
+  | "transport"
+  /** Authorization failed on this side (OAuth discovery, registration, token, …). */
+  | "auth";
 
 /**
  * A failure on this side of the wire: a timeout, a closed transport, an exited process, a

@@ -26,6 +26,7 @@ import type {
 import { printableLine } from "../../../text/printable.js";
 import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
+import type { HttpAuthProvider, HttpAuthRequest } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";
 import {
   CachedLegacyError,
@@ -37,7 +38,7 @@ import {
 import { LegacySession } from "./legacy-session.js";
 import { standardHeaders } from "./mcp-headers-out.js";
 import { NodeCarrier } from "./node-carrier.js";
-import { answerOf, FetchCarrier, type PostCarrier } from "./post-carrier.js";
+import { answerOf, FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
 import { brokenStream, type ReplySink } from "./reply-reader.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SseEndpoint } from "./sse-endpoint.js";
@@ -59,8 +60,14 @@ export interface HttpClientTransportOptions {
   fetch?: typeof fetch;
   /** Without `fetch`: connections the modern POSTs may open at once. Default 256. */
   maxSockets?: number;
-  /** Extra headers on every HTTP request (Authorization, say); MCP headers take precedence. */
+  /** Extra headers on every HTTP request; MCP headers take precedence. */
   headers?: HeaderSource;
+  /**
+   * Authorization for every request (`bearerToken(...)` here, or the OAuth client of
+   * `mcpwire/auth`): its headers go on each request, and a 401/403 answer is retried once when
+   * the provider says so.
+   */
+  auth?: HttpAuthProvider;
   /** Tool name → inputSchema, for `Mcp-Param-*` headers before any tools/list was seen. */
   toolHeaderSchemas?: Record<string, unknown>;
   /** `MCP-Protocol-Version` for a modern message whose `_meta` names none. */
@@ -195,11 +202,43 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   // ---- HttpCarrier -------------------------------------------------------------------------
 
   fetch(url: URL, init: RequestInit): Promise<Response> {
-    return (this.options.fetch ?? globalThis.fetch)(url, init);
+    const auth = this.options.auth;
+    if (auth === undefined) return (this.options.fetch ?? globalThis.fetch)(url, init);
+    return this.authorizedFetch(auth, url, init);
+  }
+
+  /** The legacy and HTTP+SSE requests with the provider's headers, retried once on its word. */
+  private async authorizedFetch(
+    auth: HttpAuthProvider,
+    url: URL,
+    init: RequestInit,
+  ): Promise<Response> {
+    const send = this.options.fetch ?? globalThis.fetch;
+    const request: HttpAuthRequest = { method: init.method ?? "GET", url, endpoint: this.url };
+    const base = init.headers as Record<string, string> | undefined;
+    const sent = await auth.headers(request);
+    const response = await send(url, { ...init, headers: { ...base, ...sent } });
+    if (response.status !== 401 && response.status !== 403) return response;
+    const verdict = await auth.onChallenge({
+      request,
+      status: response.status,
+      headers: response.headers,
+      sent,
+    });
+    if (verdict !== "retry") return response;
+    await response.body?.cancel().catch(() => {});
+    const again = await auth.headers(request);
+    return send(url, { ...init, headers: { ...base, ...again } });
   }
 
   /** Transport: the digest of the Authorization header the next request sends, if any. */
   async authorizationContext(): Promise<string | undefined> {
+    const auth = this.options.auth;
+    if (auth !== undefined) {
+      return authorizationDigest(
+        await auth.headers({ method: "POST", url: this.url, endpoint: this.url }),
+      );
+    }
     const source = this.options.headers;
     return authorizationDigest(typeof source === "function" ? await source() : source);
   }
@@ -308,17 +347,53 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   ): Promise<JsonRpcResponse> {
     const source = this.options.headers;
     const user = typeof source === "function" ? await source() : source;
-    const answer = await this.poster.post(
-      this.url,
-      this.modernHeaders(user, request),
-      JSON.stringify(request),
-      cancel,
-    );
+    const auth = this.options.auth;
+    const answer =
+      auth === undefined
+        ? await this.poster.post(
+            this.url,
+            this.modernHeaders(user, request),
+            JSON.stringify(request),
+            cancel,
+          )
+        : await this.authorizedPost(
+            auth,
+            this.modernHeaders(user, request),
+            JSON.stringify(request),
+            cancel,
+          );
     if (!answer.ok) return failureReplyIn(request, answer);
     if (this.flavourValue !== "modern") this.remember("modern");
     const reply = await replyIn(request, answer, this.sink, cancel);
     if (!reply) throw brokenStream(request.method);
     return reply;
+  }
+
+  /**
+   * A modern POST with the provider's headers; on a 401/403 the provider may renew its
+   * credentials, and then the POST goes once more. Kept apart so that without auth the POST
+   * path has no extra await.
+   */
+  private async authorizedPost(
+    auth: HttpAuthProvider,
+    headers: Record<string, string>,
+    body: string,
+    cancel?: RequestCancel,
+  ): Promise<PostAnswer> {
+    const request: HttpAuthRequest = { method: "POST", url: this.url, endpoint: this.url };
+    const sent = await auth.headers(request);
+    const answer = await this.poster.post(this.url, { ...headers, ...sent }, body, cancel);
+    if (answer.status !== 401 && answer.status !== 403) return answer;
+    const verdict = await auth.onChallenge({
+      request,
+      status: answer.status,
+      headers: answer.headers(),
+      sent,
+    });
+    if (verdict !== "retry") return answer;
+    answer.discard();
+    const again = await auth.headers(request);
+    return this.poster.post(this.url, { ...headers, ...again }, body, cancel);
   }
 
   /** A non-2xx answer: the JSON-RPC error reply it holds, or an HttpStatusError. */
@@ -358,11 +433,13 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   private async sendModernOther(message: JsonRpcMessage): Promise<void> {
     const source = this.options.headers;
     const user = typeof source === "function" ? await source() : source;
-    const answer = await this.poster.post(
-      this.url,
-      this.modernHeaders(user, message),
-      JSON.stringify(message),
-    );
+    const auth = this.options.auth;
+    const headers = this.modernHeaders(user, message);
+    const body = JSON.stringify(message);
+    const answer =
+      auth === undefined
+        ? await this.poster.post(this.url, headers, body)
+        : await this.authorizedPost(auth, headers, body);
     answer.discard();
     if (!answer.ok) {
       const what = "method" in message ? message.method : "response";

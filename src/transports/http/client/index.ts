@@ -1,4 +1,15 @@
 export {
+  AuthorizationError,
+  type AuthorizationStep,
+  assertSecureUrl,
+  type BearerTokenOptions,
+  bearerToken,
+  type HttpAuthChallenge,
+  type HttpAuthProvider,
+  type HttpAuthRequest,
+  isLoopbackUrl,
+} from "./auth.js";
+export {
   type HeaderSource,
   HttpClientTransport,
   type HttpClientTransportOptions,

@@ -1,0 +1,48 @@
+/**
+ * mcpwire/auth: the OAuth 2.1 client for protected MCP servers. Its dependencies (oauth4webapi,
+ * jose) load only through this subpath; the transport's seam and the static bearer provider are
+ * in the core (mcpwire/transports/http) and re-exported here.
+ */
+export {
+  AuthorizationError,
+  type AuthorizationStep,
+  type BearerTokenOptions,
+  bearerToken,
+  type HttpAuthChallenge,
+  type HttpAuthProvider,
+  type HttpAuthRequest,
+  isLoopbackUrl,
+} from "../transports/http/client/auth.js";
+export {
+  type ClientIdentity,
+  type ClientIdentityOptions,
+  chooseMethod,
+} from "./client-identity.js";
+export {
+  authorizationServerMetadataUrls,
+  discoverAuthorizationServer,
+  discoverResource,
+  type ResourceMetadata,
+  resourceIdentifies,
+  resourceMetadataUrls,
+} from "./discovery.js";
+export { OAuthClient, type OAuthClientOptions, scopesOf } from "./oauth-client.js";
+export { importPrivateKey, type PrivateKey } from "./private-key.js";
+export {
+  type HeadlessRedirectOptions,
+  headlessRedirect,
+  type RedirectHandler,
+} from "./redirect.js";
+export {
+  InMemoryTokenStore,
+  type StoredClient,
+  type StoredTokens,
+  type TokenStore,
+} from "./token-store.js";
+export {
+  type AuthChallenge,
+  parseWwwAuthenticate,
+  type ResourceChallenge,
+  resourceChallenge,
+  splitScopes,
+} from "./www-authenticate.js";

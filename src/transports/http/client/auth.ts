@@ -1,0 +1,122 @@
+/**
+ * The authorization seam of the HTTP client transport. Every request the transport makes (modern
+ * POST, legacy POST/GET/DELETE, the 2024-11-05 HTTP+SSE GET and POSTs) asks the provider for its
+ * headers, and a 401/403 answer goes to the provider's `onChallenge`; when that says "retry", the
+ * request is sent once more with fresh headers, never more than once.
+ *
+ * Only interfaces and the static bearer provider live here, so the core carries no OAuth code:
+ * the OAuth client (discovery, code flow, refresh, step-up) is in `mcpwire/auth`.
+ */
+import { LocalError } from "../../../jsonrpc/errors.js";
+
+/** The request about to be sent (or just answered). */
+export interface HttpAuthRequest {
+  readonly method: string;
+  /** Where this request goes (the HTTP+SSE message endpoint differs from `endpoint`). */
+  readonly url: URL;
+  /** The MCP endpoint the transport was made for: the protected resource. */
+  readonly endpoint: URL;
+}
+
+/** A 401 or 403 answer to a request that carried `sent` from the provider. */
+export interface HttpAuthChallenge {
+  readonly request: HttpAuthRequest;
+  readonly status: number;
+  readonly headers: Headers;
+  /** The headers the provider gave for the answered request. */
+  readonly sent: Readonly<Record<string, string>>;
+}
+
+export interface HttpAuthProvider {
+  /** Headers for one request (`Authorization`, later `DPoP`); `{}` when there is no token yet. */
+  headers(request: HttpAuthRequest): Promise<Record<string, string>>;
+  /**
+   * A 401/403 came back. "retry": credentials changed, send the request again (once).
+   * "fail": give the answer to the caller as it is. May reject with an AuthorizationError.
+   */
+  onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail">;
+}
+
+/** The step of an authorization that failed. */
+export type AuthorizationStep =
+  | "discovery"
+  | "registration"
+  | "authorize"
+  | "token"
+  | "refresh"
+  | "step-up"
+  | "request";
+
+/**
+ * Authorization failed on this side: the step and why, in one line. Never holds a secret (tokens,
+ * codes, client secrets, verifiers): messages are built from our own words and the server's
+ * error codes only.
+ */
+export class AuthorizationError extends LocalError {
+  override name = "AuthorizationError";
+  readonly step: AuthorizationStep;
+  readonly reason: string;
+
+  constructor(step: AuthorizationStep, reason: string) {
+    super("auth", `authorization failed (${step}): ${reason}`);
+    this.step = step;
+    this.reason = reason;
+  }
+}
+
+/**
+ * Whether plain `http:` may carry credentials to this URL: only to the loopback interface
+ * (127.0.0.0/8, ::1, and the name localhost), where nobody else can listen in.
+ */
+export function isLoopbackUrl(url: URL): boolean {
+  const host = url.hostname;
+  return (
+    host === "localhost" ||
+    host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    host.endsWith(".localhost")
+  );
+}
+
+/** Throws unless `url` is https, or http to a loopback address. */
+export function assertSecureUrl(url: URL, step: AuthorizationStep, what: string): void {
+  if (url.protocol === "https:") return;
+  if (url.protocol === "http:" && isLoopbackUrl(url)) return;
+  throw new AuthorizationError(
+    step,
+    `${what} ${url.origin} is not https (plain http is allowed for loopback addresses only)`,
+  );
+}
+
+export interface BearerTokenOptions {
+  /**
+   * Send the token over plain http to a host that is not loopback. Off by default: anyone on the
+   * path could read and replay it.
+   */
+  allowInsecureHttp?: boolean;
+}
+
+/**
+ * A fixed bearer token (an API key) or a function returning the current one. A challenge never
+ * retries: a static token cannot change by asking again.
+ */
+export function bearerToken(
+  token: string | (() => string | Promise<string>),
+  options: BearerTokenOptions = {},
+): HttpAuthProvider {
+  const fixed = typeof token === "string" ? { Authorization: `Bearer ${token}` } : undefined;
+  const checked = new WeakSet<URL>();
+  return {
+    async headers(request) {
+      if (!options.allowInsecureHttp && !checked.has(request.url)) {
+        assertSecureUrl(request.url, "request", "the bearer token's server");
+        checked.add(request.url);
+      }
+      if (fixed) return { ...fixed };
+      return { Authorization: `Bearer ${await (token as () => string | Promise<string>)()}` };
+    },
+    async onChallenge() {
+      return "fail";
+    },
+  };
+}

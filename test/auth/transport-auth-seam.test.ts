@@ -1,0 +1,230 @@
+/**
+ * The auth seam of HttpClientTransport: the provider's headers on every request style (modern
+ * POST and notification, legacy POST/GET stream/DELETE, the 2024-11-05 HTTP+SSE GET and POSTs),
+ * and at most one transparent retry after a challenge.
+ */
+import assert from "node:assert/strict";
+import type { ServerResponse } from "node:http";
+import { afterEach, describe, it } from "node:test";
+import { McpClient } from "../../src/client/mcp-client.js";
+import {
+  AuthorizationError,
+  bearerToken,
+  type HttpAuthChallenge,
+  type HttpAuthProvider,
+  HttpClientTransport,
+  HttpStatusError,
+} from "../../src/transports/http/client/index.js";
+import {
+  type Captured,
+  DISCOVER_RESULT,
+  INITIALIZE_RESULT,
+  result,
+  type ScriptedServer,
+  scriptedServer,
+  sendJson,
+  startSse,
+  until,
+} from "../transports/http/client-scripted-server.js";
+
+const clientInfo = { name: "seam-test", version: "1.0.0" };
+const TOOL_RESULT = { content: [{ type: "text", text: "done" }] };
+const KEY = "Bearer k3y-for-tests";
+
+let server: ScriptedServer | undefined;
+let client: McpClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function connect(
+  script: (request: Captured, res: ServerResponse) => void,
+  auth: HttpAuthProvider,
+  options: { legacy?: boolean } = {},
+) {
+  server = await scriptedServer(script);
+  const transport = new HttpClientTransport(server.url, {
+    auth,
+    flavourCache: new Map(),
+    reconnectDelayMs: 20,
+  });
+  client = new McpClient({ clientInfo, ...(options.legacy ? { era: "legacy" as const } : {}) });
+  await client.connect(transport);
+  return { server, client, transport };
+}
+
+function modernScript(request: Captured, res: ServerResponse) {
+  if (request.json?.method === "server/discover") {
+    return sendJson(res, 200, result(request, DISCOVER_RESULT));
+  }
+  if (request.json?.id === undefined) return void res.writeHead(202).end();
+  sendJson(res, 200, result(request, TOOL_RESULT));
+}
+
+function assertAllCarry(requests: Captured[], value: string) {
+  assert.ok(requests.length > 0);
+  for (const request of requests) {
+    assert.equal(
+      request.headers.authorization,
+      value,
+      `${request.method} ${request.path} ${String(request.json?.method ?? "")}`,
+    );
+  }
+}
+
+describe("auth seam: the static bearer token on every request style", () => {
+  it("modern POSTs, requests and notifications alike", async () => {
+    const { server, transport } = await connect(modernScript, bearerToken("k3y-for-tests"));
+    await client?.callTool("t", {});
+    await transport.send({ jsonrpc: "2.0", method: "notifications/something" });
+    assert.deepEqual(server.methods(), [
+      "server/discover",
+      "tools/call",
+      "notifications/something",
+    ]);
+    assertAllCarry(server.requests, KEY);
+  });
+
+  it("legacy Streamable HTTP: POSTs, the GET stream and the closing DELETE", async () => {
+    let streamOpened = false;
+    const { server } = await connect(
+      (request, res) => {
+        if (request.method === "GET") {
+          streamOpened = true;
+          startSse(res);
+          return;
+        }
+        if (request.method === "DELETE") return void res.writeHead(200).end();
+        const method = request.json?.method;
+        if (method === "initialize") {
+          return sendJson(res, 200, result(request, INITIALIZE_RESULT), {
+            "Mcp-Session-Id": "s-1",
+          });
+        }
+        if (request.json?.id === undefined) return void res.writeHead(202).end();
+        sendJson(res, 200, result(request, TOOL_RESULT));
+      },
+      bearerToken(() => "k3y-for-tests"),
+      { legacy: true },
+    );
+    await client?.callTool("t", {});
+    await until(() => streamOpened);
+    await client?.close();
+    await until(() => server.requests.some((r) => r.method === "DELETE"));
+    assert.deepEqual([...new Set(server.requests.map((r) => r.method))].sort(), [
+      "DELETE",
+      "GET",
+      "POST",
+    ]);
+    assertAllCarry(server.requests, KEY);
+  });
+
+  it("the 2024-11-05 HTTP+SSE fallback: the GET stream and every POST", async () => {
+    let stream: ((data: unknown) => void) | undefined;
+    const { server } = await connect(
+      (request, res) => {
+        if (request.method === "GET") {
+          stream = startSse(res);
+          res.write("event: endpoint\ndata: /messages?sessionId=abc\n\n");
+          return;
+        }
+        if (request.path.startsWith("/messages")) {
+          res.writeHead(202).end();
+          const method = request.json?.method;
+          if (method === "initialize") {
+            stream?.(result(request, { ...INITIALIZE_RESULT, protocolVersion: "2024-11-05" }));
+          } else if (request.json?.id !== undefined) stream?.(result(request, TOOL_RESULT));
+          return;
+        }
+        res.writeHead(405).end();
+      },
+      bearerToken("k3y-for-tests"),
+      { legacy: true },
+    );
+    await client?.callTool("t", {});
+    assert.ok(server.requests.some((r) => r.method === "GET"));
+    assert.ok(server.requests.some((r) => r.path.startsWith("/messages")));
+    assertAllCarry(server.requests, KEY);
+  });
+
+  it("refuses to send a token over plain http off loopback, before any request", async () => {
+    let fetched = 0;
+    const transport = new HttpClientTransport("http://mcp.example.test/mcp", {
+      auth: bearerToken("k3y-for-tests"),
+      flavourCache: new Map(),
+      fetch: async () => {
+        fetched += 1;
+        return new Response("{}");
+      },
+    });
+    transport.start({ message: () => {} });
+    await assert.rejects(
+      transport.send({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      AuthorizationError,
+    );
+    assert.equal(fetched, 0);
+    await transport.close();
+  });
+});
+
+/** A provider whose token changes each time a challenge asks it to retry. */
+function rotatingProvider() {
+  const challenges: HttpAuthChallenge[] = [];
+  let generation = 0;
+  const provider: HttpAuthProvider = {
+    headers: async () => ({ Authorization: `Bearer gen-${generation}` }),
+    onChallenge: async (challenge) => {
+      challenges.push(challenge);
+      generation += 1;
+      return "retry";
+    },
+  };
+  return { provider, challenges };
+}
+
+describe("auth seam: challenges", () => {
+  it("a 401 retries once with fresh headers, and the challenge reaches the provider", async () => {
+    const { provider, challenges } = rotatingProvider();
+    const { server } = await connect((request, res) => {
+      if (request.headers.authorization === "Bearer gen-0") {
+        return sendJson(res, 401, {}, { "WWW-Authenticate": 'Bearer scope="x"' });
+      }
+      modernScript(request, res);
+    }, provider);
+    assert.equal(challenges.length, 1);
+    assert.equal(challenges[0]?.status, 401);
+    assert.equal(challenges[0]?.headers.get("www-authenticate"), 'Bearer scope="x"');
+    assert.deepEqual(challenges[0]?.sent, { Authorization: "Bearer gen-0" });
+    assert.deepEqual(
+      server.requests.map((r) => r.headers.authorization),
+      ["Bearer gen-0", "Bearer gen-1"],
+    );
+  });
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`never more than one retry per request (${era})`, async () => {
+      const { provider, challenges } = rotatingProvider();
+      server = await scriptedServer((_request, res) =>
+        sendJson(res, 401, {}, { "WWW-Authenticate": "Bearer" }),
+      );
+      const transport = new HttpClientTransport(server.url, {
+        auth: provider,
+        flavourCache: new Map(),
+      });
+      client = new McpClient({ clientInfo, ...(era === "legacy" ? { era } : {}) });
+      const error = await client.connect(transport).then(
+        () => assert.fail("connect should fail"),
+        (e: unknown) => e,
+      );
+      assert.ok(
+        error instanceof HttpStatusError || (error as Error).cause instanceof HttpStatusError,
+        String(error),
+      );
+      assert.equal(server.requests.length, 2);
+      assert.equal(challenges.length, 1);
+    });
+  }
+});
