@@ -17,6 +17,11 @@ import { scanHeaderAnnotations, X_MCP_HEADER } from "../transports/http/header-a
 import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
+import {
+  checkRequiredCapabilities,
+  type RequiredClientCapabilities,
+  requirementError,
+} from "./required-capabilities.js";
 import { type SchemaSource, toJsonSchema } from "./schema-source.js";
 import {
   type CompiledValidator,
@@ -75,9 +80,21 @@ export interface PromptOptions {
   complete?: Record<string, Completer>;
 }
 
+export interface ToolOptions {
+  /**
+   * Client capabilities the tool cannot work without, e.g. `{ elicitation: {} }` or
+   * `{ sampling: { tools: {} } }`. A client that lacks any gets -32021 (data.requiredCapabilities
+   * naming what it lacks) before the handler runs, and on Streamable HTTP before any byte of a
+   * stream: the 400 the spec asks for, not an error inside a 200 stream.
+   */
+  requiredClientCapabilities?: RequiredClientCapabilities;
+}
+
 interface RegisteredTool {
   tool: Tool;
   handler: ToolHandler;
+  /** options.requiredClientCapabilities, when any. */
+  requires: JsonObject | undefined;
 }
 interface RegisteredResource {
   resource: Resource;
@@ -119,7 +136,7 @@ export class Features {
     this.prompts = new Registry(() => onChange("prompts"));
   }
 
-  addTool(definition: ToolDefinition, handler: ToolHandler): () => void {
+  addTool(definition: ToolDefinition, handler: ToolHandler, options: ToolOptions = {}): () => void {
     if (!TOOL_NAME.test(definition.name)) {
       throw new Error(
         `Invalid tool name ${JSON.stringify(definition.name)}: use 1-128 characters of A-Z a-z 0-9 _ . -`,
@@ -136,7 +153,9 @@ export class Features {
     this.validator.precheck(tool.inputSchema);
     if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
     checkHeaderAnnotations(tool);
-    return this.tools.set(tool.name, { tool, handler });
+    const requires = options.requiredClientCapabilities as JsonObject | undefined;
+    if (requires !== undefined) checkRequiredCapabilities(requires, `tool ${tool.name}`);
+    return this.tools.set(tool.name, { tool, handler, requires });
   }
 
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
@@ -197,6 +216,8 @@ export class Features {
     if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
     const entry = this.tools.get(name);
     if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    const lacking = requirementError(entry.requires, context.clientCapabilities);
+    if (lacking) throw lacking;
     const args = params.arguments ?? {};
     const check = this.compiled(name, entry.tool.inputSchema)(args);
     if (!check.ok) {

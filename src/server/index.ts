@@ -4,6 +4,7 @@ export * from "./features.js";
 export * from "./mcp-server.js";
 export * from "./mrtr/request-state.js";
 export { INPUT_METHODS, InputRequiredSignal } from "./mrtr/round.js";
+export type { RequiredClientCapabilities } from "./required-capabilities.js";
 export * from "./safe-paths.js";
 export * from "./schema-source.js";
 export * from "./server-core.js";

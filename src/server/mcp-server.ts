@@ -2,6 +2,7 @@ import { ErrorCode, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import type {
+  ClientCapabilities,
   Prompt,
   Resource,
   ResourceTemplate,
@@ -26,8 +27,10 @@ import {
   type TemplateReadHandler,
   type ToolDefinition,
   type ToolHandler,
+  type ToolOptions,
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
+import { requirementError } from "./required-capabilities.js";
 import {
   DEFAULT_CACHE_HINTS,
   type LegacySessionView,
@@ -104,9 +107,23 @@ export class McpServer implements ServerCore {
     this.subscriptionEvents.subscribe((event) => this.deliverToLegacy(event));
   }
 
-  /** Registers a tool; returns a function that removes it (clients are told either way). */
-  tool(definition: ToolDefinition, handler: ToolHandler): () => void {
-    return this.features.addTool(definition, handler);
+  /**
+   * Registers a tool; returns a function that removes it (clients are told either way).
+   * `options.requiredClientCapabilities` names what a client must have declared to call it.
+   */
+  tool(definition: ToolDefinition, handler: ToolHandler, options?: ToolOptions): () => void {
+    return this.features.addTool(definition, handler, options);
+  }
+
+  /**
+   * The -32021 a tools/call must get before anything runs or streams, when the client lacks a
+   * capability the tool was registered as requiring (for transports that open a stream before
+   * the handler runs: HTTP's "sse" response mode).
+   */
+  toolCallRefusal(params: JsonObject, declared: ClientCapabilities): JsonRpcError | undefined {
+    const name = params.name;
+    if (typeof name !== "string") return undefined;
+    return requirementError(this.features.tools.get(name)?.requires, declared);
   }
 
   resource(resource: Resource, read: ReadHandler, options?: ResourceOptions): () => void {

@@ -6,7 +6,8 @@
  */
 import { type ClassifyFailure, errorResponseFor } from "../../jsonrpc/classify.js";
 import { ErrorCode, type JsonRpcError } from "../../jsonrpc/errors.js";
-import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
+import type { JsonObject, JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
+import { META } from "../../protocol/meta.js";
 import type { McpServer } from "../../server/mcp-server.js";
 import type { MessageContext } from "../transport.js";
 import {
@@ -218,6 +219,15 @@ export class HttpEndpoint {
     if (invalid) return errorReply(message.id, invalid, base);
 
     const mode = this.options.responseMode ?? "auto";
+    const streamsAtOnce = mode === "sse" || this.streaming.has(message.method);
+    if (streamsAtOnce && message.method === "tools/call") {
+      // Once the stream is open the status is 200: a tool's declared capability needs are
+      // checked first, so that a client without them gets the 400 -32021 must have.
+      const params = message.params!;
+      const declared = (params._meta as JsonObject)[META.clientCapabilities] as JsonObject;
+      const refused = this.server.toolCallRefusal(params, declared);
+      if (refused) return errorReply(message.id, refused, base);
+    }
     const exchange = new Exchange(message.id, {
       mode,
       keepAliveMs: this.keepAliveMs,
@@ -227,7 +237,7 @@ export class HttpEndpoint {
       sink,
       requestSignal,
     });
-    if (mode === "sse" || this.streaming.has(message.method)) exchange.openStream();
+    if (streamsAtOnce) exchange.openStream();
     this.transport.deliverRequest(message, exchange, context);
     return undefined;
   }
