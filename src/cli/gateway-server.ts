@@ -42,6 +42,11 @@ const PROXIED = new Set([
 /** Result fields that belong to the child's connection, not to the one the gateway serves. */
 const CONNECTION_FIELDS = ["resultType", "ttlMs", "cacheScope"];
 
+export interface GatewayServerOptions extends McpServerOptions {
+  /** Resource URIs one listen stream (or legacy session) may watch; see gateway-subscriptions.ts. */
+  maxUrisPerStream?: number;
+}
+
 export class GatewayServer extends McpServer {
   private readonly child: () => McpClient;
   /** The HTTP-side request a child call is made for, so the child's questions reach its client. */
@@ -52,13 +57,14 @@ export class GatewayServer extends McpServer {
   private readonly childEvents: ChildEventSource;
   private readonly logs: GatewayLogs;
 
-  constructor(child: () => McpClient, options: McpServerOptions) {
+  constructor(child: () => McpClient, options: GatewayServerOptions) {
     const report = (error: Error) => {
       if (options.onError) options.onError(error);
       else writeErr(`mcpwire gateway: ${error.message}`);
     };
-    const childEvents = new ChildEventSource(child, report);
-    super({ ...options, subscriptionEvents: childEvents });
+    const { maxUrisPerStream, ...serverOptions } = options;
+    const childEvents = new ChildEventSource(child, report, maxUrisPerStream);
+    super({ ...serverOptions, subscriptionEvents: childEvents });
     this.child = child;
     this.childEvents = childEvents;
     this.logs = new GatewayLogs({

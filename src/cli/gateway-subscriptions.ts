@@ -35,15 +35,28 @@ interface Watched {
   count: number;
 }
 
+/**
+ * Each uri a listen stream asks for costs a subscription on the child (a request it holds open,
+ * or a resources/subscribe): without a bound one request could make the gateway open tens of
+ * thousands of them.
+ */
+export const DEFAULT_MAX_URIS_PER_STREAM = 1000;
+
 export class ChildEventSource implements SubscriptionEventSource {
+  readonly maxWatchesPerSubscriber: number;
   private readonly local = new InMemoryEventSource();
   private readonly watched = new Map<string, Watched>();
   private readonly child: () => McpClient;
   private readonly report: (error: Error) => void;
 
-  constructor(child: () => McpClient, report: (error: Error) => void) {
+  constructor(
+    child: () => McpClient,
+    report: (error: Error) => void,
+    maxWatchesPerSubscriber = DEFAULT_MAX_URIS_PER_STREAM,
+  ) {
     this.child = child;
     this.report = report;
+    this.maxWatchesPerSubscriber = maxWatchesPerSubscriber;
   }
 
   publish(event: SubscriptionEvent): void {
@@ -76,19 +89,14 @@ export class ChildEventSource implements SubscriptionEventSource {
     });
   }
 
-  async watch(uri: string): Promise<() => void> {
+  async watch(uri: string, signal?: AbortSignal): Promise<() => void> {
     let entry = this.watched.get(uri);
     if (!entry) entry = this.open(uri);
     const watched = entry;
     watched.count++;
-    try {
-      await watched.ready;
-    } catch (error) {
-      watched.count--;
-      throw error;
-    }
     let released = false;
-    return () => {
+    // The last subscriber to let go closes the child subscription, acknowledged or not yet.
+    const release = () => {
       if (released) return;
       released = true;
       watched.count--;
@@ -96,6 +104,13 @@ export class ChildEventSource implements SubscriptionEventSource {
       this.watched.delete(uri);
       void watched.subscription.close();
     };
+    try {
+      await (signal ? untilAborted(watched.ready, signal) : watched.ready);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   private open(uri: string): Watched {
@@ -138,4 +153,23 @@ export class ChildEventSource implements SubscriptionEventSource {
     }
     return (await subscription.ended).reason;
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (the listener never outlives it). */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

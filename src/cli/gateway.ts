@@ -8,6 +8,7 @@ import { type ParsedArgs, parseArgs } from "./args.js";
 import { UsageError } from "./errors.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
+import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 import { logLine } from "./session.js";
 import { onStopSignals } from "./stop-signals.js";
 import { connectionSettings, parseTarget } from "./target.js";
@@ -33,6 +34,8 @@ Options:
   --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
   --era modern|legacy|auto the era to speak to the child (default auto)
   --timeout <ms>           per-request timeout towards the child
+  --max-uris-per-stream <n>  resource URIs one subscriptions/listen may ask for (default 1000);
+                           each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
 
 The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
@@ -52,6 +55,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     "allowed-origin": "list",
     era: "value",
     timeout: "value",
+    "max-uris-per-stream": "value",
     verbose: "flag",
     help: "flag",
     stdio: "value",
@@ -79,6 +83,11 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
     throw new UsageError("--timeout must be a positive number of milliseconds");
+  }
+  const maxUris = options["max-uris-per-stream"];
+  const maxUrisPerStream = maxUris === undefined ? DEFAULT_MAX_URIS_PER_STREAM : Number(maxUris);
+  if (!(Number.isInteger(maxUrisPerStream) && maxUrisPerStream > 0)) {
+    throw new UsageError("--max-uris-per-stream must be a positive whole number");
   }
   const token = (options.token as string | undefined) ?? process.env.MCPWIRE_GATEWAY_TOKEN;
   const verbose = options.verbose === true;
@@ -128,6 +137,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     },
     instructions: client.instructions,
     onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+    maxUrisPerStream,
   });
   server.start();
   const served = await serveHttp(server, {

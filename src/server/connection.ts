@@ -126,6 +126,14 @@ export class ServerConnection implements SessionDispatcher {
     const source = this.core.subscriptionEvents;
     this.watches ??= new Map();
     const { watches } = this;
+    const limit = source.maxWatchesPerSubscriber;
+    if (source.watch && limit !== undefined && !watches.has(uri) && watches.size >= limit) {
+      // The legacy side of the listen-stream cap (subscriptions.ts): per session, not per stream.
+      throw new InvalidParamsError(
+        `this session already has ${watches.size} resource subscriptions; this server allows at most ${limit}`,
+        { limit },
+      );
+    }
     if (source.watch && !watches.has(uri)) {
       const watching = source.watch(uri);
       watches.set(uri, watching);

@@ -31,8 +31,15 @@ export interface SubscriptionEventSource {
    * resourceSubscriptions, a legacy resources/subscribe). Resolves once updates will flow,
    * with the function to call when that client stops wanting them. A rejection refuses the
    * uri: a listen stream leaves it out of its acknowledgement, resources/subscribe fails.
+   * `signal` aborts when that client stops wanting it before then (its stream ended): the
+   * watch should give up (and reject) rather than hold what it was setting up.
    */
-  watch?(uri: string): Promise<() => void>;
+  watch?(uri: string, signal?: AbortSignal): Promise<() => void>;
+  /**
+   * With watch(): the most uris one listen stream may ask for. Each watch may cost the source
+   * real resources (a gateway's subscription on its child), so more is refused with -32602.
+   */
+  readonly maxWatchesPerSubscriber?: number;
 }
 
 /** One process, no persistence: every listener hears every event published after it joined. */
@@ -129,10 +136,23 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
   const releases: Array<() => void> = [];
   if (source.watch && filter.resourceSubscriptions?.length) {
+    const uris = filter.resourceSubscriptions;
+    const limit = source.maxWatchesPerSubscriber;
+    if (limit !== undefined && uris.length > limit) {
+      throw new InvalidParamsError(
+        `subscriptions/listen asks for ${uris.length} resource subscriptions; this server allows at most ${limit} per stream`,
+        { limit },
+      );
+    }
     // The acknowledgement must only promise what will flow: uris the source refused are left out.
     const watch = source.watch.bind(source);
-    const uris = filter.resourceSubscriptions;
-    const outcomes = await Promise.allSettled(uris.map((uri) => watch(uri)));
+    const watching = uris.map((uri) => watch(uri, signal));
+    const outcomes = await settledUnlessAborted(watching, signal);
+    if (outcomes === undefined) {
+      // The stream ended first: nothing it set up may outlive it, however late that arrives.
+      for (const pending of watching) pending.then((stop) => stop(), ignore);
+      return completion;
+    }
     const kept: string[] = [];
     outcomes.forEach((outcome, index) => {
       if (outcome.status !== "fulfilled") return;
@@ -183,3 +203,21 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
     );
   });
 }
+
+/** Every watch's outcome, or undefined as soon as `signal` aborts. */
+function settledUnlessAborted(
+  watching: Promise<() => void>[],
+  signal: AbortSignal,
+): Promise<PromiseSettledResult<() => void>[] | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void Promise.allSettled(watching).then((outcomes) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(signal.aborted ? undefined : outcomes);
+    });
+  });
+}
+
+function ignore(): void {}
