@@ -51,9 +51,12 @@ function requestHead(
   url: string,
   headers: Record<string, string>,
   body: string,
+  /** The request target as sent, unnormalised (default: the URL's path and query). */
+  requestTarget?: string,
 ): string {
   const target = new URL(url);
-  const lines = [`${method} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`];
+  const line = `${method} ${requestTarget ?? `${target.pathname}${target.search}`} HTTP/1.1`;
+  const lines = [line, `Host: ${target.host}`];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   if (body !== "") lines.push(`Content-Length: ${Buffer.byteLength(body)}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
@@ -97,68 +100,75 @@ function serverSockets(served: { server: import("node:http").Server }): Socket[]
 const unread = (lines: string[]) => lines.filter((line) => line.includes("not reading"));
 
 describe("SSE streams whose client does not read are bounded", () => {
-  it("modern subscriptions/listen: ends with its completion result, the handler unsubscribes", async () => {
-    const lines: string[] = [];
-    const mcp = startServer(lines);
-    const events = mcp.subscriptionEvents as InMemoryEventSource;
-    const baseline = events.listenerCount;
-    const served = await serveHttp(mcp, { maxStreamBacklogBytes: BOUND, keepAliveMs: 0 });
-    const sockets = serverSockets(served);
-    let raw: Socket | undefined;
-    try {
-      const listen = request(
-        "subscriptions/listen",
-        { notifications: { resourceSubscriptions: [BIG_URI] } },
-        41,
-      );
-      const body = JSON.stringify(listen);
-      raw = await sendAndNeverRead(
-        served.url,
-        requestHead("POST", served.url, mcpHeaders(listen), body),
-        body,
-      );
-      await eventually(async () => (events.listenerCount === baseline + 1 ? true : undefined));
+  // "/./mcp" is the same endpoint, but not the literal path the node:http fast path takes: it
+  // goes through the web-standard core (an SseStream body written out by writeResponse).
+  for (const [door, requestTarget] of [
+    ["node:http fast path", "/mcp"],
+    ["web-standard core", "/./mcp"],
+  ] as const) {
+    it(`modern subscriptions/listen (${door}): ends with its completion result, the handler unsubscribes`, async () => {
+      const lines: string[] = [];
+      const mcp = startServer(lines);
+      const events = mcp.subscriptionEvents as InMemoryEventSource;
+      const baseline = events.listenerCount;
+      const served = await serveHttp(mcp, { maxStreamBacklogBytes: BOUND, keepAliveMs: 0 });
+      const sockets = serverSockets(served);
+      let raw: Socket | undefined;
+      try {
+        const listen = request(
+          "subscriptions/listen",
+          { notifications: { resourceSubscriptions: [BIG_URI] } },
+          41,
+        );
+        const body = JSON.stringify(listen);
+        raw = await sendAndNeverRead(
+          served.url,
+          requestHead("POST", served.url, mcpHeaders(listen), body, requestTarget),
+          body,
+        );
+        await eventually(async () => (events.listenerCount === baseline + 1 ? true : undefined));
 
-      let sent = 0;
-      while (unread(lines).length === 0 && sent < MAX_EVENTS) {
-        mcp.resourceUpdated(BIG_URI);
-        sent++;
+        let sent = 0;
+        while (unread(lines).length === 0 && sent < MAX_EVENTS) {
+          mcp.resourceUpdated(BIG_URI);
+          sent++;
+          await turn();
+        }
+        assert.equal(unread(lines).length, 1, `no overflow after ${sent} events of ~32 KB`);
+        // The subscription is gone: later events cost this client nothing.
+        assert.equal(events.listenerCount, baseline);
+        const held = () => Math.max(...sockets.map((socket) => socket.writableLength));
+        assert.ok(held() <= BOUND + 2 * EVENT_BYTES, `server holds ${held()} bytes`);
+        for (let i = 0; i < 200; i++) mcp.resourceUpdated(BIG_URI);
         await turn();
+        assert.ok(held() <= BOUND + 2 * EVENT_BYTES, `server holds ${held()} bytes`);
+        assert.equal(unread(lines).length, 1, "logged once");
+
+        // Everyone else is served as usual.
+        const other = await post(
+          served.url,
+          request("tools/call", { name: "echo", arguments: { text: "hi" } }, 1),
+        );
+        assert.equal((await json(other)).result.content[0].text, "hi");
+
+        // A client that reads after all finds the graceful end: the completion result, last.
+        const text = await readUntil(raw, (so_far) => so_far.endsWith("0\r\n\r\n"));
+        const dataLines = text.split("\n").filter((line) => line.startsWith("data: "));
+        const last = JSON.parse(dataLines.at(-1)!.slice(6));
+        assert.deepEqual(last, {
+          jsonrpc: "2.0",
+          id: 41,
+          result: {
+            resultType: "complete",
+            _meta: { "io.modelcontextprotocol/subscriptionId": 41 },
+          },
+        });
+      } finally {
+        raw?.destroy();
+        await served.close();
       }
-      assert.equal(unread(lines).length, 1, `no overflow after ${sent} events of ~32 KB`);
-      // The subscription is gone: later events cost this client nothing.
-      assert.equal(events.listenerCount, baseline);
-      const held = () => Math.max(...sockets.map((socket) => socket.writableLength));
-      assert.ok(held() <= BOUND + 2 * EVENT_BYTES, `server holds ${held()} bytes`);
-      for (let i = 0; i < 200; i++) mcp.resourceUpdated(BIG_URI);
-      await turn();
-      assert.ok(held() <= BOUND + 2 * EVENT_BYTES, `server holds ${held()} bytes`);
-      assert.equal(unread(lines).length, 1, "logged once");
-
-      // Everyone else is served as usual.
-      const other = await post(
-        served.url,
-        request("tools/call", { name: "echo", arguments: { text: "hi" } }, 1),
-      );
-      assert.equal((await json(other)).result.content[0].text, "hi");
-
-      // A client that reads after all finds the graceful end: the completion result, last.
-      const text = await readUntil(raw, (so_far) => so_far.endsWith("0\r\n\r\n"));
-      const dataLines = text.split("\n").filter((line) => line.startsWith("data: "));
-      const last = JSON.parse(dataLines.at(-1)!.slice(6));
-      assert.deepEqual(last, {
-        jsonrpc: "2.0",
-        id: 41,
-        result: {
-          resultType: "complete",
-          _meta: { "io.modelcontextprotocol/subscriptionId": 41 },
-        },
-      });
-    } finally {
-      raw?.destroy();
-      await served.close();
-    }
-  });
+    });
+  }
 
   it("legacy GET stream: its connection closes, the session lives on and opens a new stream", async () => {
     const lines: string[] = [];
