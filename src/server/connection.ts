@@ -64,6 +64,11 @@ export interface LegacySnapshot {
  */
 export class ServerConnection implements SessionDispatcher {
   readonly session: Session;
+  /**
+   * What this connection names in server/discover and -32022: the server's versions, unless
+   * whoever carries the connection serves fewer (an HTTP endpoint with legacy turned off).
+   */
+  servedVersions: string[];
   private readonly core: ServerCore;
   private legacy: LegacyState | undefined;
   /**
@@ -74,6 +79,7 @@ export class ServerConnection implements SessionDispatcher {
 
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
+    this.servedVersions = core.servedVersions;
     // This connection is its session's dispatcher: no closures per connection.
     this.session = new Session(transport, core.sessionOptions, this);
   }
@@ -272,7 +278,7 @@ export class ServerConnection implements SessionDispatcher {
       );
     }
     if (!core.modernVersions.includes(version)) {
-      throw new UnsupportedProtocolVersionError(core.servedVersions, version);
+      throw new UnsupportedProtocolVersionError(this.servedVersions, version);
     }
     const logLevel = meta[META.logLevel];
     // An unknown level is refused, not ignored: the client asked for logs it would silently
@@ -334,6 +340,9 @@ export class ServerConnection implements SessionDispatcher {
     const outcome = inputRound?.outcome();
     if (outcome && "error" in outcome) throw outcome.error;
     if (outcome) result = outcome.result;
+    if (method === "server/discover" && this.servedVersions !== core.servedVersions) {
+      result.supportedVersions = this.servedVersions;
+    }
     return core.decorateModern(method, result);
   }
 

@@ -74,6 +74,10 @@ describe("server/discover: logging capability and every served version", () => {
 
       const modernOnly = await unsupported(modernOnlyEndpoint.url);
       assert.deepEqual((await json(modernOnly)).error.data.supported, [...MODERN_VERSIONS]);
+      const modernOnlyDiscover = await json(
+        await post(modernOnlyEndpoint.url, request("server/discover")),
+      );
+      assert.deepEqual(modernOnlyDiscover.result.supportedVersions, [...MODERN_VERSIONS]);
 
       const modernServer = await json(await post(modernOnlyServer.url, request("server/discover")));
       assert.deepEqual(modernServer.result.supportedVersions, [...MODERN_VERSIONS]);

@@ -88,6 +88,8 @@ export class HttpEndpoint {
     this.options = options;
     this.transport = new HttpServerTransport((error) => server.reportError(error));
     this.connection = server.connect(this.transport);
+    // Legacy sessions have connections of their own: this one serves only modern requests.
+    if (!legacyOptions) this.connection.servedVersions = server.modernVersions;
     this.cors = options.cors === true ? {} : options.cors || undefined;
     this.streaming = new Set(options.streamingMethods ?? ["subscriptions/listen"]);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
@@ -103,7 +105,7 @@ export class HttpEndpoint {
     this.checkContext = {
       supportedVersions: server.modernVersions,
       // Legacy versions only where this endpoint serves them (it may have legacy turned off).
-      advertisedVersions: legacyOptions ? server.servedVersions : server.modernVersions,
+      advertisedVersions: this.connection.servedVersions,
       toolInputSchema: (name: string) => server.toolDefinition(name)?.inputSchema,
     };
   }
