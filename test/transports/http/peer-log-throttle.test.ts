@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
-import { RawSession } from "./legacy-helpers.js";
+import { eventually, RawSession } from "./legacy-helpers.js";
 
 const BOGUS_REPLIES = 1_000;
 
@@ -45,6 +45,35 @@ describe("peer-caused log lines are throttled", () => {
       await mcp.close();
       assert.equal(lines.length, 2, lines.join("\n"));
       assert.match(lines[1]!, /^999 more of "reply to an unknown request id"/);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("a window's summary comes by itself when it closes; every event is logged or counted", async () => {
+    const lines: string[] = [];
+    const mcp = new McpServer({
+      serverInfo: { name: "throttled", version: "1" },
+      onError: (error) => lines.push(error.message),
+      peerLogIntervalMs: 1_000,
+    });
+    const served = await serveHttp(mcp);
+    try {
+      const session = new RawSession(served.url);
+      await session.open();
+      const bogus = (i: number) => ({ jsonrpc: "2.0", id: 5_000 + i, result: {} });
+      const statuses = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => session.post(bogus(i)).then((r) => r.status)),
+      );
+      assert.deepEqual(new Set(statuses), new Set([202]));
+      // Whatever the clock did, the 40 events add up: one per line, plus each summary's count.
+      const accounted = () =>
+        lines.reduce((total, line) => {
+          const summary = /^(\d+) more of /.exec(line);
+          return total + (summary ? Number(summary[1]) : 1);
+        }, 0);
+      await eventually(async () => (accounted() === 40 ? true : undefined));
+      assert.ok(lines.length < 40, `${lines.length} lines for 40 events`);
     } finally {
       await served.close();
     }

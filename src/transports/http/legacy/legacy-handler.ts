@@ -131,7 +131,9 @@ export class LegacyHandler {
       // a request finishing in its grace period may be waiting for one).
       session.deliver(message, context);
       // `initialized` turns a half-open session into a full one.
-      this.table.used(session);
+      if ("method" in message && message.method === "notifications/initialized") {
+        this.table.used(session);
+      }
       return new Response(null, { status: 202, headers });
     }
     if (this.closing) return restarting(message.id, headers);
