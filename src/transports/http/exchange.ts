@@ -288,6 +288,15 @@ export class Exchange {
             message: `Response stream ended: the client did not read it (${backlog} bytes were waiting)`,
           },
         };
+    if (this.options.subscription) {
+      // A server tearing a subscription down MUST say so with notifications/cancelled first
+      // (2026-07-28 basic/patterns/cancellation.mdx).
+      const reason = "subscription ended by the server: the client did not read its stream";
+      const params = { requestId: id, reason, _meta: { [META.subscriptionId]: id } };
+      void sse.writeText(
+        formatSseEvent({ jsonrpc: "2.0", method: "notifications/cancelled", params }),
+      );
+    }
     void sse.writeText(formatSseEvent(last));
     // Finished first: whatever the stopping handler still sends finds the exchange closed.
     this.finish();

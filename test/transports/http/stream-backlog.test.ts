@@ -154,6 +154,9 @@ describe("SSE streams whose client does not read are bounded", () => {
         // A client that reads after all finds the graceful end: the completion result, last.
         const text = await readUntil(raw, (so_far) => so_far.endsWith("0\r\n\r\n"));
         const dataLines = text.split("\n").filter((line) => line.startsWith("data: "));
+        const cancelled = JSON.parse(dataLines.at(-2)!.slice(6));
+        assert.equal(cancelled.method, "notifications/cancelled");
+        assert.equal(cancelled.params.requestId, 41);
         const last = JSON.parse(dataLines.at(-1)!.slice(6));
         assert.deepEqual(last, {
           jsonrpc: "2.0",
