@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { McpClient } from "../client/mcp-client.js";
 import { serveHttp } from "../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../transports/http/security.js";
@@ -6,6 +5,7 @@ import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
 import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
 import { UsageError } from "./errors.js";
+import { bearerCheck, gatewayToken } from "./gateway-auth.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
@@ -28,8 +28,11 @@ stderr once ready; port 0 picks a free port.
 Options:
   --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise
   --path <path>            the endpoint path (default /mcp)
-  --token <secret>         require "Authorization: Bearer <secret>" (or set MCPWIRE_GATEWAY_TOKEN)
-  --cors                   answer browser preflights (CORS) for the allowed origins
+  --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
+                           --token-file or MCPWIRE_GATEWAY_TOKEN)
+  --token-file <path>      the same, the secret read from a file
+  --cors                   answer browser preflights (CORS) for the allowed origins (by default
+                           only the gateway's own origin: give --allowed-origin for your app)
   --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
   --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
   --era modern|legacy|auto the era to speak to the child (default auto)
@@ -50,6 +53,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     listen: "value",
     path: "value",
     token: "value",
+    "token-file": "value",
     cors: "flag",
     "allowed-host": "list",
     "allowed-origin": "list",
@@ -89,7 +93,10 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   if (!(Number.isInteger(maxUrisPerStream) && maxUrisPerStream > 0)) {
     throw new UsageError("--max-uris-per-stream must be a positive whole number");
   }
-  const token = (options.token as string | undefined) ?? process.env.MCPWIRE_GATEWAY_TOKEN;
+  const token = gatewayToken(
+    options.token as string | undefined,
+    options["token-file"] as string | undefined,
+  );
   const verbose = options.verbose === true;
   const [command, ...args] = parsed.command;
 
@@ -146,7 +153,11 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     path: (options.path as string | undefined) ?? "/mcp",
     cors: options.cors === true,
     allowedHosts: options["allowed-host"] as string[] | undefined,
-    allowedOrigins: options["allowed-origin"] as string[] | undefined,
+    // With CORS on, the loopback default (any port) would let every local web page in: only
+    // the gateway's own origin unless the operator names the app's.
+    allowedOrigins:
+      (options["allowed-origin"] as string[] | undefined) ??
+      (options.cors === true ? "same-origin" : undefined),
     authenticate: token === undefined ? undefined : bearerCheck(token),
   });
   if (!isLoopbackHostname(host) && host !== "::1") {
@@ -201,24 +212,6 @@ function parseListen(text: string): { host: string; port: number } {
     );
   }
   return { host: match[1] ?? match[2]!, port };
-}
-
-/** Opt-in bearer auth: anything but the exact token gets 401, compared in constant time. */
-function bearerCheck(token: string): (request: Request) => unknown {
-  const expected = Buffer.from(token);
-  return (request) => {
-    const header = request.headers.get("authorization") ?? "";
-    const given = Buffer.from(header.startsWith("Bearer ") ? header.slice(7) : "");
-    if (given.length === expected.length && timingSafeEqual(given, expected))
-      return { gateway: true };
-    return new Response("Unauthorized", {
-      status: 401,
-      headers: {
-        "WWW-Authenticate": 'Bearer realm="mcpwire-gateway"',
-        "Content-Type": "text/plain",
-      },
-    });
-  };
 }
 
 function prefixLines(prefix: string, text: string): string {

@@ -1,4 +1,5 @@
-import { createWriteStream } from "node:fs";
+import { createWriteStream, constants as fsConstants, type WriteStream } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
@@ -62,13 +63,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   }
   const quiet = options.quiet === true;
 
-  const recording = createWriteStream(out);
-  await new Promise<void>((resolve, reject) => {
-    recording.once("open", () => resolve());
-    recording.once("error", (error) =>
-      reject(new CliError(`cannot write ${out}: ${error.message}`)),
-    );
-  });
+  const recording = await openRecording(out);
   const started = performance.now();
   const now = () => Math.round((performance.now() - started) * 1000) / 1000;
   const record = (entry: TapRecord | Record<string, unknown>) => {
@@ -168,4 +163,40 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   if (status.code !== null) return status.code;
   const signalNumber = status.signal ? constants.signals[status.signal] : undefined;
   return signalNumber === undefined ? 1 : 128 + signalNumber;
+}
+
+/**
+ * Opens the recording for writing, readable by its owner only: it holds every message of the
+ * session, tokens and user data included. A symlink at the path is refused (O_NOFOLLOW) rather
+ * than followed, so a link planted there cannot point the recording at another file; an
+ * existing file is truncated and narrowed to 0600 too.
+ */
+async function openRecording(out: string): Promise<WriteStream> {
+  const flags =
+    fsConstants.O_WRONLY |
+    fsConstants.O_CREAT |
+    fsConstants.O_TRUNC |
+    (fsConstants.O_NOFOLLOW ?? 0);
+  let file: FileHandle;
+  try {
+    file = await open(out, flags, 0o600);
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ELOOP"
+        ? "it is a symbolic link"
+        : (error as Error).message;
+    throw new CliError(`cannot write ${out}: ${reason}`);
+  }
+  try {
+    await file.chmod(0o600);
+  } catch {
+    // Not ours to narrow (a file another user owns, or a filesystem without modes): go on.
+  }
+  const stream = createWriteStream("", { fd: file });
+  // A full disk must not crash the proxy the client depends on: say so once, keep relaying.
+  stream.once("error", (error) => {
+    process.stderr.write(`mcpwire tap: cannot write ${out}: ${error.message}\n`);
+    stream.on("error", () => {});
+  });
+  return stream;
 }

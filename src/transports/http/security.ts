@@ -13,9 +13,11 @@ export interface SecurityOptions {
   allowedHosts?: readonly string[] | "any";
   /**
    * Accepted `Origin` values (e.g. "https://app.example.com"). Default: http(s) origins on
-   * localhost, 127.0.0.1 and [::1]. Requests without Origin (non-browser clients) always pass.
+   * localhost, 127.0.0.1 and [::1]. "same-origin": only this server's own origin, the one the
+   * request's Host names (a page on another local port is another origin). Requests without
+   * Origin (non-browser clients) always pass.
    */
-  allowedOrigins?: readonly string[] | "any";
+  allowedOrigins?: readonly string[] | "any" | "same-origin";
 }
 
 export interface CorsOptions {
@@ -69,13 +71,23 @@ export function hostAllowed(host: string, allowed: SecurityOptions["allowedHosts
   });
 }
 
-export function originAllowed(origin: string, allowed: SecurityOptions["allowedOrigins"]): boolean {
+/** `host` is the request's Host header, which "same-origin" compares with. */
+export function originAllowed(
+  origin: string,
+  allowed: SecurityOptions["allowedOrigins"],
+  host?: string,
+): boolean {
   if (allowed === "any") return true;
   let url: URL;
   try {
     url = new URL(origin);
   } catch {
     return false; // "null" (sandboxed frames, file:) and garbage
+  }
+  if (allowed === "same-origin") {
+    // The scheme is not ours to know (TLS may end in front of us): http or https, same host:port.
+    const own = host === undefined ? undefined : parseHost(host);
+    return (url.protocol === "http:" || url.protocol === "https:") && own?.host === url.host;
   }
   if (allowed === undefined) {
     return (
@@ -106,7 +118,7 @@ export function securityFailure(
   const host = request.headers.get("host") ?? new URL(request.url).host;
   if (!hostAllowed(host, options.allowedHosts)) return `Host '${host}' is not allowed`;
   const origin = request.headers.get("origin");
-  if (origin !== null && !originAllowed(origin, options.allowedOrigins)) {
+  if (origin !== null && !originAllowed(origin, options.allowedOrigins, host)) {
     return `Origin '${origin}' is not allowed`;
   }
   return undefined;

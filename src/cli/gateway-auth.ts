@@ -1,0 +1,59 @@
+/**
+ * The gateway's opt-in bearer token: where it comes from (--token, --token-file, or the
+ * MCPWIRE_GATEWAY_TOKEN environment variable; argv is visible to every user in `ps`, a file or
+ * the environment is not) and how a request's Authorization header is checked against it.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { CliError, UsageError } from "./errors.js";
+
+/** The token the gateway requires, or undefined when it requires none. */
+export function gatewayToken(
+  token: string | undefined,
+  tokenFile: string | undefined,
+): string | undefined {
+  if (token !== undefined && tokenFile !== undefined) {
+    throw new UsageError("give the token once: --token or --token-file, not both");
+  }
+  let value = token;
+  if (tokenFile !== undefined) {
+    try {
+      // Trimmed: the trailing newline an editor or `echo` leaves is not part of the secret.
+      value = readFileSync(tokenFile, "utf8").trim();
+    } catch (error) {
+      throw new CliError(`cannot read --token-file ${tokenFile}: ${(error as Error).message}`);
+    }
+    if (value === "") throw new UsageError(`--token-file ${tokenFile} is empty`);
+  }
+  value ??= process.env.MCPWIRE_GATEWAY_TOKEN;
+  // An empty token would let "Authorization: Bearer " in.
+  if (value === "") throw new UsageError("the gateway token is empty");
+  return value;
+}
+
+/**
+ * A request passes with "Authorization: Bearer <token>"; the scheme name is case-insensitive
+ * (RFC 7235 §2.1), the token is not. Anything else gets 401. Both sides are hashed first so
+ * the comparison takes the same time whatever the length of what was sent.
+ */
+export function bearerCheck(token: string): (request: Request) => unknown {
+  const expected = digest(token);
+  return (request) => {
+    const header = request.headers.get("authorization") ?? "";
+    const space = header.indexOf(" ");
+    const scheme = space === -1 ? "" : header.slice(0, space);
+    const given = scheme.toLowerCase() === "bearer" ? header.slice(space + 1).trimStart() : "";
+    if (given !== "" && timingSafeEqual(digest(given), expected)) return { gateway: true };
+    return new Response("Unauthorized", {
+      status: 401,
+      headers: {
+        "WWW-Authenticate": 'Bearer realm="mcpwire-gateway"',
+        "Content-Type": "text/plain",
+      },
+    });
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
