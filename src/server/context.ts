@@ -10,6 +10,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from "../protoc
 import { LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
 import type { InputRequest, InputRound } from "./mrtr/round.js";
+import { requirementError } from "./required-capabilities.js";
 
 export type LogFunction = (data: unknown, logger?: string) => Promise<void>;
 export type RequestLogger = Record<LoggingLevel, LogFunction>;
@@ -42,7 +43,11 @@ export interface HandlerContext extends RequestFacts {
   log: RequestLogger;
   /** The least severe level `log` sends; undefined when this request gets no logs at all. */
   logLevel?: LoggingLevel;
-  /** Throws -32021 (MissingRequiredClientCapability) unless the client declared all of these. */
+  /**
+   * Throws -32021 (MissingRequiredClientCapability) unless the client declared all of these,
+   * nested ones included (`{ sampling: { tools: {} } }`). For needs known up front, prefer
+   * `server.tool(..., { requiredClientCapabilities })`: checked before anything streams.
+   */
   requireClientCapabilities(required: Record<string, JsonObject>): void;
   /**
    * Asks the user through the client (`elicitation/create`); resolves with the ElicitResult.
@@ -256,11 +261,9 @@ function makeMethods(inputs: ContextInputs): ContextMethods {
   };
   return {
     requireClientCapabilities: (required) => {
-      const missing: Record<string, JsonObject> = {};
-      for (const [name, value] of Object.entries(required)) {
-        if (inputs.clientCapabilities[name] === undefined) missing[name] = value;
-      }
-      if (Object.keys(missing).length > 0) throw new MissingRequiredClientCapabilityError(missing);
+      // Nested too: { sampling: { tools: {} } } is not met by a bare `sampling`.
+      const lacking = requirementError(required as JsonObject, inputs.clientCapabilities);
+      if (lacking) throw lacking;
     },
     input,
     elicit: (params, options) => askOne("elicitation/create", params, options),

@@ -115,6 +115,35 @@ describe("tools registered with requiredClientCapabilities", () => {
     }
   });
 
+  it("context.requireClientCapabilities checks nested capabilities too", async () => {
+    const server = new RawStdioServer(FIXTURE);
+    try {
+      for (const [id, declared] of [
+        [1, { sampling: {} }],
+        [2, { sampling: { tools: {} } }],
+      ] as const) {
+        await server.line(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: {
+              name: "requires_at_run_time",
+              _meta: { ...MODERN_META, [CAPABILITIES]: declared },
+            },
+          }),
+        );
+      }
+      const without: Wire = await server.replyTo(1);
+      assert.equal(without.error?.code, -32021);
+      assert.deepEqual(without.error.data, { requiredCapabilities: { sampling: { tools: {} } } });
+      const withIt: Wire = await server.replyTo(2);
+      assert.equal(withIt.result.content[0].text, "has it");
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("refuses a requirement that is not shaped like capabilities at registration", () => {
     const server = new McpServer({ serverInfo: { name: "x", version: "1" } });
     for (const bad of [{ elicitation: true }, { sampling: { tools: "yes" } }, []]) {
