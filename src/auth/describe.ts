@@ -12,7 +12,11 @@ const MAX_DESCRIPTION = 200;
 
 export function authorizationFailure(step: AuthorizationStep, error: unknown): AuthorizationError {
   if (error instanceof AuthorizationError) return error;
-  return new AuthorizationError(step, reasonOf(error));
+  const code =
+    error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError
+      ? printableLine(error.error).slice(0, 64)
+      : undefined;
+  return new AuthorizationError(step, reasonOf(error), code);
 }
 
 function reasonOf(error: unknown): string {

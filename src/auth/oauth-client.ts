@@ -9,7 +9,8 @@
  *   challenged ones; refused when that adds nothing (the server would only refuse again).
  * - Before a request, a token about to expire is refreshed.
  *
- * One renewal at a time per client: parallel requests that meet an expired token wait for the
+ * One OAuthClient serves one MCP server (its tokens are bound to that resource). One renewal at
+ * a time per client: parallel requests that meet an expired token wait for the
  * same refresh and then retry with its result, so a rotating refresh token is used once.
  */
 import type * as oauth from "oauth4webapi";
@@ -91,6 +92,13 @@ export class OAuthClient implements HttpAuthProvider {
 
   async headers(request: HttpAuthRequest): Promise<Record<string, string>> {
     if (!this.loaded) await this.load(request.endpoint);
+    else if (request.endpoint.href !== this.resourceKey) {
+      // Tokens are audience-bound (RFC 8707): another server's must come from its own client.
+      throw new AuthorizationError(
+        "request",
+        "this OAuthClient already serves another MCP server: make one per server",
+      );
+    }
     // Wait for a renewal in progress (a failed one was the challenger's to report).
     while (this.renewal) await this.renewal.catch(() => {});
     const tokens = this.tokens;
@@ -183,6 +191,33 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async authorize(session: Session, scopes: readonly string[]): Promise<void> {
+    try {
+      await this.grant(session, scopes);
+    } catch (error) {
+      // A registration the server no longer knows (expired, deleted): register again, once.
+      if (
+        !(error instanceof AuthorizationError) ||
+        error.serverError !== "invalid_client" ||
+        session.grant.identity.source !== "registered"
+      ) {
+        throw error;
+      }
+      const issuer = session.grant.as.issuer;
+      await this.store.deleteClient(issuer);
+      const identity = await clientIdentity(
+        this.http,
+        this.store,
+        session.grant.as,
+        this.options,
+        this.identityRequest(),
+      );
+      const renewed: Session = { ...session, grant: { ...session.grant, identity } };
+      this.session = renewed;
+      await this.grant(renewed, scopes);
+    }
+  }
+
+  private async grant(session: Session, scopes: readonly string[]): Promise<void> {
     const { as } = session.grant;
     const asked = this.withOfflineAccess(as, scopes);
     const response =
@@ -210,19 +245,29 @@ export class OAuthClient implements HttpAuthProvider {
     // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
     const issuer = metadata.authorizationServers[0] as string;
     const as = await discoverAuthorizationServer(this.http, issuer);
-    const identity = await clientIdentity(this.http, this.store, as, this.options, {
-      redirectUris: this.options.redirect ? [this.options.redirect.redirectUri] : [],
-      grantTypes:
-        this.options.grant === "client_credentials"
-          ? ["client_credentials"]
-          : ["authorization_code", "refresh_token"],
-    });
+    const identity = await clientIdentity(
+      this.http,
+      this.store,
+      as,
+      this.options,
+      this.identityRequest(),
+    );
     const session: Session = {
       metadata,
       grant: { http: this.http, as, identity, resource: metadata.resource },
     };
     this.session = session;
     return session;
+  }
+
+  private identityRequest() {
+    return {
+      redirectUris: this.options.redirect ? [this.options.redirect.redirectUri] : [],
+      grantTypes:
+        this.options.grant === "client_credentials"
+          ? ["client_credentials"]
+          : ["authorization_code", "refresh_token"],
+    };
   }
 
   // ---- tokens --------------------------------------------------------------------------------

@@ -150,6 +150,27 @@ describe("OAuth client: authorization code flow", () => {
     );
   });
 
+  for (const [label, iss] of [
+    ["another issuer", () => "https://evil.example.com"],
+    ["the issuer with a trailing slash", (issuer: string) => `${issuer}/`],
+    ["no iss although advertised", () => null],
+  ] as const) {
+    it(`refuses an authorization response with ${label}, before the token endpoint`, async () => {
+      const { as, rs } = await setUp({ issInRedirect: iss });
+      await rejectsAt(connect(rs.url), "authorize");
+      assert.ok(as.requests.some((r) => r.path === "/authorize"));
+      assert.ok(!as.requests.some((r) => r.path === "/token"), "the code was never sent");
+    });
+  }
+
+  it("refuses an authorization server that does not offer PKCE with S256", async () => {
+    const { as, rs } = await setUp({
+      extraMetadata: { code_challenge_methods_supported: ["plain"] },
+    });
+    await rejectsAt(connect(rs.url), "authorize");
+    assert.ok(!as.requests.some((r) => r.path === "/authorize"));
+  });
+
   it("never speaks plain http to an authorization server off loopback", async () => {
     const { rs } = await setUp();
     const elsewhere = await startProtectedServer({ tokens: new Map() } as unknown as AuthServer, {
@@ -166,6 +187,24 @@ describe("OAuth client: authorization code flow", () => {
     assert.ok(seen.length > 0, "the PRM was fetched");
     assert.ok(!seen.some((url) => url.includes("as.example.test")), seen.join(" "));
     void rs;
+  });
+});
+
+describe("OAuth client: one server per client", () => {
+  it("refuses to carry one server's tokens to another", async () => {
+    const { rs } = await setUp();
+    const other = await setUp();
+    const auth = new OAuthClient({ redirect: headlessRedirect() });
+    const first = new McpClient({ clientInfo: { name: "one", version: "1" } });
+    open.push(first);
+    await first.connect(new HttpClientTransport(rs.url, { auth, flavourCache: new Map() }));
+    const second = new McpClient({ clientInfo: { name: "two", version: "1" } });
+    open.push(second);
+    await rejectsAt(
+      second.connect(new HttpClientTransport(other.rs.url, { auth, flavourCache: new Map() })),
+      "request",
+    );
+    assert.ok(!other.rs.requests.some((r) => r.headers.authorization), "no token was sent");
   });
 });
 

@@ -75,6 +75,8 @@ export interface AuthServerOptions {
   noRegistration?: boolean;
   /** Scopes this AS ever grants (others asked for are silently left out). Default: all. */
   grantable?: string[];
+  /** The `iss` of authorization responses from the issuer (default: itself; null: none). */
+  issInRedirect?: (issuer: string) => string | null;
   /** Metadata fields to add or override. */
   extraMetadata?: Record<string, unknown>;
 }
@@ -86,6 +88,8 @@ export interface AuthServer {
   readonly tokens: Map<string, IssuedToken>;
   /** Makes every token issued so far unusable at the resource server. */
   revokeAll(): void;
+  /** Forgets every client registered so far: their token requests get 401 invalid_client. */
+  forgetRegistrations(): void;
   close(): Promise<void>;
 }
 
@@ -95,6 +99,8 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
   const refreshTokens = new Map<string, IssuedToken>();
   const codes = new Map<string, { challenge: string; scopes: string[]; clientId: string }>();
   let counter = 0;
+  const forgotten = new Set<string>();
+  const registered = new Set<string>();
   // Ids differ between authorization servers, as real ones would.
   const label = randomBytes(3).toString("hex");
   let origin = "";
@@ -175,13 +181,15 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       back.searchParams.set("code", code);
       const state = url.searchParams.get("state");
       if (state) back.searchParams.set("state", state);
-      back.searchParams.set("iss", issuer());
+      const iss = options.issInRedirect ? options.issInRedirect(issuer()) : issuer();
+      if (iss !== null) back.searchParams.set("iss", iss);
       res.writeHead(302, { Location: back.href }).end();
       return;
     }
     if (req.method === "POST" && url.pathname === "/register") {
       counter += 1;
       const reg = options.registration ?? {};
+      registered.add(`client-${label}-${counter}`);
       return sendJson(res, 201, {
         client_id: `client-${label}-${counter}`,
         ...(reg.clientSecret ? { client_secret: reg.clientSecret } : {}),
@@ -194,6 +202,12 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
     if (req.method === "POST" && url.pathname === "/token") {
       const grant = form.get("grant_type");
       const resource = form.get("resource") ?? undefined;
+      const basic = req.headers.authorization?.startsWith("Basic ")
+        ? Buffer.from(req.headers.authorization.slice(6), "base64").toString().split(":")[0]
+        : undefined;
+      if (forgotten.has(form.get("client_id") ?? basic ?? "")) {
+        return sendJson(res, 401, { error: "invalid_client" });
+      }
       if (grant === "authorization_code") {
         const code = codes.get(form.get("code") ?? "");
         codes.delete(form.get("code") ?? "");
@@ -228,6 +242,9 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
     requests,
     tokens,
     revokeAll: () => tokens.clear(),
+    forgetRegistrations: () => {
+      for (const id of registered) forgotten.add(id);
+    },
     close: () => close(listening.server),
   };
 }

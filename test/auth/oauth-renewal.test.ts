@@ -128,6 +128,17 @@ describe("OAuth client: step-up", () => {
   });
 });
 
+describe("OAuth client: registrations", () => {
+  it("registers again, once, when the server no longer knows the registered client", async () => {
+    const { as, rs } = await setUp();
+    const client = await connect(rs.url);
+    as.forgetRegistrations();
+    as.revokeAll();
+    await client.callTool("echo", {});
+    assert.equal(as.requests.filter((r) => r.path === "/register").length, 2);
+  });
+});
+
 describe("OAuth client: authorization server migration", () => {
   it("registers again with the new issuer and never shows it the old client id", async () => {
     const first = await startAuthServer();

@@ -228,3 +228,39 @@ describe("auth seam: challenges", () => {
     });
   }
 });
+
+describe("auth seam: the legacy GET stream", () => {
+  it("stops after one failed authorization instead of asking again on every reconnect", async () => {
+    let challenges = 0;
+    const warnings: string[] = [];
+    const provider: HttpAuthProvider = {
+      headers: async () => ({ Authorization: "Bearer good" }),
+      onChallenge: async () => {
+        challenges += 1;
+        throw new AuthorizationError("authorize", "the user said no");
+      },
+    };
+    server = await scriptedServer((request, res) => {
+      if (request.method === "GET") {
+        return sendJson(res, 401, {}, { "WWW-Authenticate": "Bearer" });
+      }
+      if (request.method === "DELETE") return void res.writeHead(200).end();
+      if (request.json?.method === "initialize") {
+        return sendJson(res, 200, result(request, INITIALIZE_RESULT), { "Mcp-Session-Id": "s" });
+      }
+      if (request.json?.id === undefined) return void res.writeHead(202).end();
+      sendJson(res, 200, result(request, TOOL_RESULT));
+    });
+    const transport = new HttpClientTransport(server.url, {
+      auth: provider,
+      flavourCache: new Map(),
+      reconnectDelayMs: 1,
+      onWarning: (message) => warnings.push(message),
+    });
+    client = new McpClient({ clientInfo, era: "legacy" });
+    await client.connect(transport);
+    await until(() => warnings.some((w) => w.includes("GET stream")));
+    assert.equal(challenges, 1, warnings.join("\n"));
+    assert.equal(server.requests.filter((r) => r.method === "GET").length, 1);
+  });
+});

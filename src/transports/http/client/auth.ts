@@ -56,11 +56,14 @@ export class AuthorizationError extends LocalError {
   override name = "AuthorizationError";
   readonly step: AuthorizationStep;
   readonly reason: string;
+  /** The server's OAuth error code (`invalid_client`, `invalid_grant`, …), when it sent one. */
+  readonly serverError: string | undefined;
 
-  constructor(step: AuthorizationStep, reason: string) {
+  constructor(step: AuthorizationStep, reason: string, serverError?: string) {
     super("auth", `authorization failed (${step}): ${reason}`);
     this.step = step;
     this.reason = reason;
+    this.serverError = serverError;
   }
 }
 

@@ -257,8 +257,13 @@ export class LegacySession {
           failures = 0;
           await readSseReply(response.body, undefined, this.carrier.sink, position);
         }
-      } catch {
+      } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof LocalError && error.kind === "auth") {
+          // Asking again would start another authorization (a browser prompt, say) per retry.
+          this.carrier.warn(`the legacy GET stream stopped: ${error.message}`);
+          return;
+        }
         failures += 1;
       }
       if (failures > this.maxReconnects) {
