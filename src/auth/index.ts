@@ -34,6 +34,22 @@ export {
   type RedirectHandler,
 } from "./redirect.js";
 export {
+  type ChallengeParams,
+  challengeHeader,
+} from "./resource-server/challenge.js";
+export {
+  type IntrospectionOptions,
+  tokenIntrospection,
+} from "./resource-server/introspection.js";
+export { type JwtAccessTokenOptions, jwtAccessTokens } from "./resource-server/jwt-verifier.js";
+export {
+  type AccessTokenPrincipal,
+  InvalidTokenError,
+  type VerifiedToken,
+} from "./resource-server/principal.js";
+export { type ProtectResourceOptions, protectResource } from "./resource-server/protect.js";
+export type { TokenVerifier } from "./resource-server/verifier.js";
+export {
   InMemoryTokenStore,
   type StoredClient,
   type StoredTokens,

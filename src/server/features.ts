@@ -88,6 +88,12 @@ export interface ToolOptions {
    * stream: the 400 the spec asks for, not an error inside a 200 stream.
    */
   requiredClientCapabilities?: RequiredClientCapabilities;
+  /**
+   * OAuth scopes a caller's access token must carry to call the tool, e.g. `["files:write"]`.
+   * Enforced on an HTTP endpoint protected with `auth` (mcpwire/auth's protectResource): a
+   * token without them gets HTTP 403 insufficient_scope naming them, before the handler runs.
+   */
+  scopes?: readonly string[];
 }
 
 interface RegisteredTool {
@@ -95,6 +101,22 @@ interface RegisteredTool {
   handler: ToolHandler;
   /** options.requiredClientCapabilities, when any. */
   requires: JsonObject | undefined;
+  /** options.scopes, when any. */
+  scopes: readonly string[] | undefined;
+}
+
+/** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+function checkScopes(scopes: unknown, where: string): readonly string[] | undefined {
+  if (scopes === undefined) return undefined;
+  if (
+    !Array.isArray(scopes) ||
+    !scopes.every((s) => typeof s === "string" && SCOPE_TOKEN.test(s))
+  ) {
+    throw new Error(`${where}: scopes must be an array of scope tokens (no spaces or quotes)`);
+  }
+  return scopes.length > 0 ? [...scopes] : undefined;
 }
 interface RegisteredResource {
   resource: Resource;
@@ -155,7 +177,8 @@ export class Features {
     checkHeaderAnnotations(tool);
     const requires = options.requiredClientCapabilities as JsonObject | undefined;
     if (requires !== undefined) checkRequiredCapabilities(requires, `tool ${tool.name}`);
-    return this.tools.set(tool.name, { tool, handler, requires });
+    const scopes = checkScopes(options.scopes, `tool ${tool.name}`);
+    return this.tools.set(tool.name, { tool, handler, requires, scopes });
   }
 
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {

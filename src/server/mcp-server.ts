@@ -304,6 +304,11 @@ export class McpServer implements ServerCore {
     for (const listener of this.changeListeners) listener(event.kind);
   }
 
+  /** The OAuth scopes a tool was registered as needing (ToolOptions.scopes), if any. */
+  toolScopes(name: string): readonly string[] | undefined {
+    return this.features.tools.get(name)?.scopes;
+  }
+
   /** A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */
   toolDefinition(name: string) {
     return this.features.tools.get(name)?.tool;

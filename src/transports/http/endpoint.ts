@@ -26,6 +26,7 @@ import {
   isJsonContentType,
   type RequestCheckContext,
 } from "./request-checks.js";
+import type { ResourceGuard } from "./resource-guard.js";
 import {
   type CorsOptions,
   corsHeaderPairs,
@@ -69,6 +70,8 @@ export class HttpEndpoint {
   readonly maxBodyBytes: number;
   readonly keepAliveMs: number;
   readonly maxBacklogBytes: number;
+  /** The OAuth protected-resource guard, when the endpoint is protected. */
+  readonly guard: ResourceGuard | undefined;
   /** Legacy sessions on the same endpoint, when turned on. */
   readonly legacy: LegacyHandler | undefined;
   private readonly streaming: Set<string>;
@@ -84,8 +87,12 @@ export class HttpEndpoint {
     if (!server.modernEnabled && !legacyOptions) {
       throw new Error("createHttpHandler: the McpServer serves no era this handler has turned on");
     }
+    if (options.auth && options.authenticate) {
+      throw new Error("createHttpHandler: pass auth or authenticate, not both");
+    }
     this.server = server;
     this.options = options;
+    this.guard = options.auth;
     this.transport = new HttpServerTransport((error) => server.reportError(error));
     this.connection = server.connect(this.transport);
     // Legacy sessions have connections of their own: this one serves only modern requests.
@@ -167,6 +174,17 @@ export class HttpEndpoint {
 
   unreadable(failure: ClassifyFailure, base: HeaderPairs): PlainReply {
     return jsonReply(errorResponseFor(failure), 400, base);
+  }
+
+  /**
+   * The guard's 403 when the principal lacks a scope the request needs (the method's, or the
+   * called tool's), checked before anything is served, in either era; undefined when allowed.
+   */
+  scopeRefusal(principal: unknown, message: JsonRpcMessage): Response | undefined {
+    if (!this.guard || !("method" in message) || !("id" in message)) return undefined;
+    const name = message.method === "tools/call" ? message.params?.name : undefined;
+    const scopes = typeof name === "string" ? this.server.toolScopes(name) : undefined;
+    return this.guard.authorize(principal, message.method, scopes);
   }
 
   /** Whether a parsed POST goes to the legacy session handler rather than the modern path. */

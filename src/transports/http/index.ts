@@ -52,6 +52,7 @@ export {
   serveHttp,
 } from "./node-adapter.js";
 export { checkModernRequest, type RequestCheckContext } from "./request-checks.js";
+export type { GuardedRequest, ResourceGuard } from "./resource-guard.js";
 export {
   type CorsOptions,
   hostAllowed,

@@ -100,6 +100,7 @@ export async function serveHttp(
   const address = server.address() as AddressInfo;
   const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${hostPart}:${address.port}`;
+  handlerOptions.auth?.useEndpointUrl?.(`${origin}${path}`);
   server.on("request", createNodeListener(handler, { path, origin }));
   let closing: Promise<void> | undefined;
   return {

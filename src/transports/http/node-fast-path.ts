@@ -13,6 +13,7 @@ import { type HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import type { EventSink, PlainReply, ReplySink } from "./exchange.js";
 import { HEADER, type HeaderSource } from "./headers.js";
 import { flatHeaders, writePlain, writeResponse } from "./node-response.js";
+import type { GuardedRequest } from "./resource-guard.js";
 import type { HeaderPairs, RequestView } from "./security.js";
 import { withHeaders } from "./server.js";
 import { SSE_KEEP_ALIVE } from "./sse.js";
@@ -72,7 +73,7 @@ function sameName(key: string, name: string): boolean {
  * accessor pair kept each request's objects alive through young-generation collections (1.5 MB
  * promoted per scavenge, a doubled young generation).
  */
-class NodeRequestView implements RequestView {
+class NodeRequestView implements RequestView, GuardedRequest {
   readonly headers: RawHeaders;
   private readonly req: IncomingMessage;
   private readonly origin: string;
@@ -85,6 +86,10 @@ class NodeRequestView implements RequestView {
 
   get url(): string {
     return new URL(this.req.url ?? "/", this.origin).href;
+  }
+
+  get method(): string {
+    return this.req.method ?? "POST";
   }
 
   /**
@@ -293,7 +298,16 @@ export async function serveFastPost(
     const base = endpoint.baseHeaders(headers.get("origin"));
     let principal: unknown;
     const { authenticate } = endpoint.options;
-    if (authenticate) {
+    const { guard } = endpoint;
+    if (guard) {
+      // A cached token answers synchronously: no promise on the hot path.
+      let outcome = guard.authenticate(view);
+      if (outcome instanceof Promise) outcome = await outcome;
+      if (outcome instanceof Response) {
+        return await writeResponse(withHeaders(outcome, pairsToHeaders(base)), req, res, false);
+      }
+      principal = outcome;
+    } else if (authenticate) {
       const outcome = await authenticate(view.toRequest());
       if (outcome instanceof Response) {
         return await writeResponse(withHeaders(outcome, pairsToHeaders(base)), req, res, false);
@@ -312,6 +326,10 @@ export async function serveFastPost(
     const parsed = parseMessage(body.toString("utf8"));
     if (!parsed.ok) return writePlain(req, res, endpoint.unreadable(parsed, base));
     const message = parsed.message;
+    const forbidden = guard && endpoint.scopeRefusal(principal, message);
+    if (forbidden) {
+      return await writeResponse(withHeaders(forbidden, pairsToHeaders(base)), req, res, false);
+    }
     if (endpoint.wantsLegacy(headers, message)) {
       const request = { request: view.toRequest(), base: pairsToHeaders(base), principal };
       return await writeResponse(await endpoint.legacy!.post(request, message), req, res, false);

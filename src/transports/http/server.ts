@@ -11,6 +11,7 @@ import { HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import { type ResponseMode, toResponse, WebReplySink } from "./exchange.js";
 import type { LegacyOptions } from "./legacy/legacy-handler.js";
 import { type LegacySseOptions, SseFallback } from "./legacy/sse-fallback.js";
+import type { ResourceGuard } from "./resource-guard.js";
 import { type CorsOptions, preflightResponse, type SecurityOptions } from "./security.js";
 
 export interface HttpHandlerOptions extends SecurityOptions {
@@ -41,6 +42,12 @@ export interface HttpHandlerOptions extends SecurityOptions {
    * (under serveHttp, a modern POST's Request carries method, URL and headers but no body).
    */
   authenticate?(request: Request): unknown | Response | Promise<unknown | Response>;
+  /**
+   * Makes the endpoint an OAuth protected resource (mcpwire/auth's `protectResource`): its
+   * metadata documents are served, every request needs a valid access token, and a request for
+   * a tool registered with `scopes` needs them. Instead of `authenticate`, not beside it.
+   */
+  auth?: ResourceGuard;
   /**
    * Legacy Streamable HTTP (2025-03-26 … 2025-11-25) on the same endpoint: `initialize` opens a
    * session, GET a stream, DELETE ends it. On by default (when the McpServer serves the legacy
@@ -86,15 +93,21 @@ export function createHttpHandler(
     ? new SseFallback(server, sseOptions, endpoint.keepAliveMs, endpoint.maxBacklogBytes)
     : undefined;
   const methods = legacy ? ["GET", "POST", "DELETE"] : ["POST"];
+  const guard = endpoint.guard;
+  const authenticate = guard ? guard.authenticate.bind(guard) : options.authenticate;
 
   async function handle(request: Request): Promise<Response> {
+    // Only the HTTP+SSE fallback and the guard have paths of their own; the adapter already
+    // routed the request.
+    const pathname = fallback || guard ? new URL(request.url).pathname : undefined;
+    // The protected resource metadata is public and the same for everyone: any Origin may
+    // read it (browser clients discover through it), so the Host/Origin checks do not apply.
+    if (guard?.documentPaths.includes(pathname!)) return guard.serveDocument(request);
     const refused = endpoint.refuse(request);
     if (refused) return toResponse(refused);
     const basePairs = endpoint.baseHeaders(request.headers.get("origin"));
     const base = new Headers(basePairs as [string, string][]);
 
-    // Only the HTTP+SSE fallback has paths of its own; the adapter already routed the request.
-    const pathname = fallback ? new URL(request.url).pathname : undefined;
     const fallbackPath =
       fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
     const allowed = !fallbackPath ? methods : pathname === fallback!.ssePath ? ["GET"] : ["POST"];
@@ -106,8 +119,8 @@ export function createHttpHandler(
     }
 
     let principal: unknown;
-    if (options.authenticate) {
-      const outcome = await options.authenticate(request);
+    if (authenticate) {
+      const outcome = await authenticate(request);
       if (outcome instanceof Response) return withHeaders(outcome, base);
       principal = outcome;
     }
@@ -123,6 +136,8 @@ export function createHttpHandler(
     const parsed = parseMessage(body);
     if (!parsed.ok) return toResponse(endpoint.unreadable(parsed, basePairs));
     const message = parsed.message;
+    const forbidden = guard && endpoint.scopeRefusal(principal, message);
+    if (forbidden) return withHeaders(forbidden, base);
     if (fallbackPost) {
       const context = { headers: request.headers, principal };
       return fallback.post(new URL(request.url), message, context, base);
@@ -152,7 +167,13 @@ export function createHttpHandler(
         return toResponse(rpcErrorReply(null, ErrorCode.InternalError, "Internal error", 500));
       }
     },
-    extraPaths: fallback ? [fallback.ssePath, fallback.messagesPath] : [],
+    // A getter: serveHttp may give the guard its resource URL (and so its paths) after this.
+    get extraPaths() {
+      return [
+        ...(fallback ? [fallback.ssePath, fallback.messagesPath] : []),
+        ...(guard?.documentPaths ?? []),
+      ];
+    },
     // Graceful: open listen streams get their completion result, handlers a moment to stop.
     close: async () => {
       await Promise.all([legacy?.close(), fallback?.close()]);

@@ -1,0 +1,248 @@
+/**
+ * protectResource: makes an HTTP endpoint an OAuth 2.1 protected resource (2026-07-28
+ * basic/authorization). It serves the Protected Resource Metadata (RFC 9728) at the path-aware
+ * well-known URL, takes a bearer token from every request (RFC 6750 §2.1 header only; the
+ * scheme compared case-insensitively), has the verifier check it (cached until it expires),
+ * answers 401/403 with the challenges the spec describes, and checks the scopes each request
+ * needs before anything runs.
+ */
+import { createHash } from "node:crypto";
+import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
+import { challengeResponse, unavailableResponse } from "./challenge.js";
+import { jwtAccessTokens } from "./jwt-verifier.js";
+import { type AccessTokenPrincipal, InvalidTokenError, principalOf } from "./principal.js";
+import type { TokenVerifier } from "./verifier.js";
+
+export interface ProtectResourceOptions {
+  /**
+   * The authorization server whose tokens are accepted (its issuer identifier). With no
+   * `verifier`, its tokens are checked as JWT access tokens against its JWKS.
+   */
+  issuer?: string;
+  /** All authorization servers to list in the metadata. Default: `[issuer]`. */
+  authorizationServers?: string[];
+  /**
+   * The canonical URL of this MCP endpoint (RFC 8707): the audience tokens must name and the
+   * `resource` of the metadata, e.g. `https://mcp.example.com/mcp`. serveHttp fills in the URL
+   * it listens on when this is left out; set it whenever clients reach the server by another
+   * name (a proxy, a public host name).
+   */
+  resource?: string;
+  /** How tokens are checked. Default: jwtAccessTokens({ issuer }). */
+  verifier?: TokenVerifier;
+  /** Scopes every request needs (named in the 401 challenge too). */
+  requiredScopes?: string[];
+  /** Scopes a request of a given method needs, e.g. `{ "resources/read": ["files:read"] }`. */
+  methodScopes?: Record<string, string[]>;
+  /** `scopes_supported` of the metadata. */
+  scopesSupported?: string[];
+  /** `resource_name` of the metadata. */
+  resourceName?: string;
+  /** More metadata fields (e.g. resource_documentation). */
+  metadata?: Record<string, unknown>;
+  /** Verified tokens remembered at once (oldest forgotten first). Default 10,000. */
+  maxCachedTokens?: number;
+  /** Where a failure to check a token (not a bad token) is reported. Default: stderr. */
+  onError?(error: Error): void;
+}
+
+interface Cached {
+  principal: AccessTokenPrincipal;
+  /** ms since the epoch after which the token is checked again. */
+  until: number;
+}
+
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+/** RFC 6750 §2.1 b64token. */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+export function protectResource(options: ProtectResourceOptions): ResourceGuard {
+  return new ProtectedResource(options);
+}
+
+class ProtectedResource implements ResourceGuard {
+  documentPaths: readonly string[] = [];
+  private resource: string | undefined;
+  private metadataUrl = "";
+  private document = "";
+  private readonly verifier: TokenVerifier;
+  private readonly servers: string[];
+  private readonly required: readonly string[];
+  private readonly methodScopes: ReadonlyMap<string, readonly string[]>;
+  private readonly cache = new Map<string, Cached>();
+  private readonly pending = new Map<string, Promise<AccessTokenPrincipal | Response>>();
+  private readonly maxCached: number;
+
+  constructor(private readonly options: ProtectResourceOptions) {
+    this.servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
+    if (this.servers.length === 0) {
+      throw new Error("protectResource: name the issuer (or authorizationServers)");
+    }
+    if (!options.verifier && !options.issuer) {
+      throw new Error(
+        "protectResource: without a verifier, issuer is required (its JWKS checks tokens)",
+      );
+    }
+    this.verifier = options.verifier ?? jwtAccessTokens({ issuer: options.issuer! });
+    this.required = options.requiredScopes ?? [];
+    this.methodScopes = new Map(Object.entries(options.methodScopes ?? {}));
+    this.maxCached = options.maxCachedTokens ?? 10_000;
+    if (options.resource !== undefined) this.setResource(options.resource);
+  }
+
+  useEndpointUrl(url: string): void {
+    if (this.resource === undefined) this.setResource(url);
+  }
+
+  private setResource(resource: string): void {
+    const url = new URL(resource);
+    if (url.hash !== "" || resource.includes("#")) {
+      throw new Error("protectResource: the resource URL must not have a fragment (RFC 8707)");
+    }
+    this.resource = resource;
+    const path = url.pathname.replace(/\/+$/, "");
+    // RFC 9728 §3.1: the well-known segment goes between the host and the resource's path.
+    this.metadataUrl = `${url.origin}${WELL_KNOWN}${path}`;
+    this.documentPaths = path === "" ? [WELL_KNOWN] : [`${WELL_KNOWN}${path}`, WELL_KNOWN];
+    const { options } = this;
+    this.document = JSON.stringify({
+      ...options.metadata,
+      resource,
+      authorization_servers: this.servers,
+      bearer_methods_supported: ["header"],
+      ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
+      ...(options.resourceName ? { resource_name: options.resourceName } : {}),
+    });
+  }
+
+  serveDocument(request: Request): Response {
+    // Public metadata: any origin may read it (browser-based clients discover through it).
+    const cors = {
+      "Access-Control-Allow-Origin": "*",
+      "Access-Control-Allow-Methods": "GET, OPTIONS",
+      "Access-Control-Allow-Headers": "Authorization, Content-Type, MCP-Protocol-Version",
+    };
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return new Response(null, { status: 405, headers: { ...cors, Allow: "GET, HEAD, OPTIONS" } });
+    }
+    return new Response(request.method === "HEAD" ? null : this.document, {
+      status: 200,
+      headers: { ...cors, "Content-Type": "application/json", "Cache-Control": "max-age=300" },
+    });
+  }
+
+  authenticate(
+    request: GuardedRequest,
+  ): AccessTokenPrincipal | Response | Promise<AccessTokenPrincipal | Response> {
+    const resource = this.resource;
+    if (resource === undefined) {
+      throw new Error("protectResource: no resource URL (pass resource, or serve with serveHttp)");
+    }
+    const header = request.headers.get("authorization");
+    if (header === null) return this.challenge(this.required);
+    const space = header.indexOf(" ");
+    const scheme = space < 0 ? header : header.slice(0, space);
+    if (scheme.toLowerCase() !== "bearer") return this.challenge(this.required);
+    const token = header.slice(space + 1).trim();
+    if (!TOKEN68.test(token)) {
+      return this.challenge(
+        this.required,
+        "invalid_request",
+        "the Authorization header is malformed",
+      );
+    }
+    const cached = this.cache.get(token);
+    if (cached !== undefined) {
+      if (cached.until > Date.now()) return this.admit(cached.principal);
+      this.cache.delete(token);
+    }
+    let verifying = this.pending.get(token);
+    if (!verifying) {
+      verifying = this.verify(token, resource).finally(() => this.pending.delete(token));
+      this.pending.set(token, verifying);
+    }
+    return verifying.then((outcome) =>
+      outcome instanceof Response ? outcome : this.admit(outcome),
+    );
+  }
+
+  authorize(
+    principal: unknown,
+    method: string,
+    targetScopes: readonly string[] | undefined,
+  ): Response | undefined {
+    const forMethod = this.methodScopes.get(method);
+    if (forMethod === undefined && targetScopes === undefined) return undefined;
+    const needed = [...new Set([...this.required, ...(forMethod ?? []), ...(targetScopes ?? [])])];
+    const granted = (principal as AccessTokenPrincipal).scopes;
+    if (needed.every((scope) => granted.includes(scope))) return undefined;
+    const description = `this request needs the scopes: ${needed.join(" ")}`;
+    return this.challenge(needed, "insufficient_scope", description);
+  }
+
+  private admit(principal: AccessTokenPrincipal): AccessTokenPrincipal | Response {
+    if (this.required.every((scope) => principal.scopes.includes(scope))) return principal;
+    return this.challenge(
+      this.required,
+      "insufficient_scope",
+      `this resource needs the scopes: ${this.required.join(" ")}`,
+    );
+  }
+
+  private async verify(token: string, resource: string): Promise<AccessTokenPrincipal | Response> {
+    try {
+      const verified = await this.verifier.verify(token, resource);
+      if (verified.jkt !== undefined) {
+        // RFC 9449 §7.2: a DPoP-bound token presented as a bearer token is refused.
+        throw new InvalidTokenError("the token is bound to a DPoP key");
+      }
+      const principal = principalOf(verified, () =>
+        createHash("sha256").update(token).digest("base64url"),
+      );
+      this.remember(token, principal);
+      return principal;
+    } catch (error) {
+      if (error instanceof InvalidTokenError) {
+        return this.challenge(this.required, "invalid_token", error.message);
+      }
+      this.report(error);
+      return unavailableResponse();
+    }
+  }
+
+  private remember(token: string, principal: AccessTokenPrincipal): void {
+    const now = Date.now();
+    const limit =
+      this.verifier.maxCacheMs === undefined
+        ? Number.POSITIVE_INFINITY
+        : now + this.verifier.maxCacheMs;
+    const until = Math.min(principal.expiresAt ?? limit, limit);
+    if (!Number.isFinite(until) || until <= now) return;
+    if (this.cache.size >= this.maxCached) {
+      // Map order is insertion order: the first key is the oldest entry.
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(token, { principal, until });
+  }
+
+  private challenge(
+    scopes: readonly string[],
+    error?: "invalid_request" | "invalid_token" | "insufficient_scope",
+    description?: string,
+  ): Response {
+    return challengeResponse({
+      resourceMetadata: this.metadataUrl,
+      scopes,
+      ...(error ? { error } : {}),
+      ...(description ? { description } : {}),
+    });
+  }
+
+  private report(error: unknown): void {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    if (this.options.onError) this.options.onError(failure);
+    else process.stderr.write(`mcpwire auth: cannot check an access token: ${failure.message}\n`);
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Scopes a request needs (a tool's, registered with `scopes`; a method's; every request's) are
+ * checked before anything runs, and a token without them gets HTTP 403 insufficient_scope naming
+ * all of them: modern requests through both front doors (node:http fast path and the
+ * web-standard core), an SSE response mode, and legacy sessions alike.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { protectResource } from "../../src/auth/index.js";
+import { createHttpHandler } from "../../src/transports/http/server.js";
+import { json, mcpHeaders, request } from "../transports/http/http-helpers.js";
+import { initializeBody, LEGACY_VERSION } from "../transports/http/legacy-helpers.js";
+import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
+import {
+  buildProtectedServer,
+  callTool,
+  challengeOf,
+  metadataUrlOf,
+  type Protected,
+  startProtected,
+} from "./resource-server-fixtures.js";
+
+let as: JwtIssuer;
+before(async () => {
+  as = await startJwtIssuer();
+});
+after(() => as.close());
+
+function assertInsufficient(response: Response, scopes: string, url: string): void {
+  assert.equal(response.status, 403);
+  const challenge = challengeOf(response);
+  assert.equal(challenge.error, "insufficient_scope");
+  assert.equal(challenge.scope, scopes);
+  assert.equal(challenge.resource_metadata, metadataUrlOf(url));
+}
+
+describe("a tool's scopes", () => {
+  let rs: Protected;
+  let writes = 0;
+  before(async () => {
+    rs = await startProtected({ issuer: as.issuer });
+    rs.mcp.tool({ name: "count_writes", inputSchema: { type: "object" } }, () => `${++writes}`, {
+      scopes: ["files:write"],
+    });
+  });
+  after(() => rs.close());
+
+  it("a token without them gets 403 naming every scope the tool needs, and the handler never runs", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "files:read" } });
+    assertInsufficient(
+      await callTool(rs.url, "write_file", `Bearer ${token}`),
+      "files:read files:write",
+      rs.url,
+    );
+    assertInsufficient(
+      await callTool(rs.url, "count_writes", `Bearer ${token}`),
+      "files:write",
+      rs.url,
+    );
+    assert.equal(writes, 0);
+  });
+
+  it("a token with them calls the tool", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "files:read files:write" } });
+    const response = await callTool(rs.url, "write_file", `Bearer ${token}`);
+    assert.equal(response.status, 200);
+    assert.equal((await json(response)).result.content[0].text, "written");
+  });
+
+  it("tools without scopes need none", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "" } });
+    assert.equal((await callTool(rs.url, "whoami", `Bearer ${token}`)).status, 200);
+  });
+
+  it("holds in a legacy session too", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "files:read" } });
+    const headers = {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${token}`,
+    };
+    const opened = await fetch(rs.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(initializeBody()),
+    });
+    assert.equal(opened.status, 200);
+    const session = opened.headers.get("mcp-session-id")!;
+    await opened.body?.cancel();
+    const legacyHeaders = {
+      ...headers,
+      "Mcp-Session-Id": session,
+      "MCP-Protocol-Version": LEGACY_VERSION,
+    };
+    const initialized = await fetch(rs.url, {
+      method: "POST",
+      headers: legacyHeaders,
+      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    });
+    assert.equal(initialized.status, 202);
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "write_file", arguments: {} },
+    };
+    const refused = await fetch(rs.url, {
+      method: "POST",
+      headers: legacyHeaders,
+      body: JSON.stringify(call),
+    });
+    assertInsufficient(refused, "files:read files:write", rs.url);
+  });
+});
+
+describe("method and resource-wide scopes", () => {
+  let rs: Protected;
+  before(async () => {
+    rs = await startProtected(
+      {
+        issuer: as.issuer,
+        requiredScopes: ["mcp"],
+        methodScopes: { "tools/list": ["tools:list"] },
+      },
+      { responseMode: "sse" },
+    );
+  });
+  after(() => rs.close());
+
+  it("the 401 challenge names the scopes every request needs", async () => {
+    const response = await callTool(rs.url, "whoami", undefined);
+    assert.equal(response.status, 401);
+    assert.equal(challengeOf(response).scope, "mcp");
+  });
+
+  it("a token without a resource-wide scope gets 403 for any request", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "tools:list" } });
+    assertInsufficient(await callTool(rs.url, "whoami", `Bearer ${token}`), "mcp", rs.url);
+  });
+
+  it("a method's scopes are added to the resource-wide ones, before an SSE stream would open", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "mcp" } });
+    const body = request("tools/list");
+    const response = await fetch(rs.url, {
+      method: "POST",
+      headers: { ...mcpHeaders(body), Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    assertInsufficient(response, "mcp tools:list", rs.url);
+    const both = await as.mint(rs.url, { claims: { scope: "mcp tools:list" } });
+    const allowed = await fetch(rs.url, {
+      method: "POST",
+      headers: { ...mcpHeaders(body), Authorization: `Bearer ${both}` },
+      body: JSON.stringify(body),
+    });
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get("content-type"), "text/event-stream");
+    await allowed.body?.cancel();
+  });
+});
+
+describe("the web-standard handler", () => {
+  it("serves the metadata, challenges and checks scopes without node:http", async () => {
+    const resource = "https://mcp.example.com/mcp";
+    const { mcp } = buildProtectedServer();
+    const handler = createHttpHandler(mcp, {
+      auth: protectResource({ issuer: as.issuer, resource }),
+      allowedHosts: ["mcp.example.com"],
+    });
+    try {
+      assert.deepEqual(handler.extraPaths, [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+      ]);
+      const document = await handler.handle(new Request(metadataUrlOf(resource)));
+      assert.equal((await json(document)).resource, resource);
+      const body = request("tools/call", { name: "write_file", arguments: {} });
+      const send = (token: string) =>
+        handler.handle(
+          new Request(resource, {
+            method: "POST",
+            headers: { ...mcpHeaders(body), Authorization: `Bearer ${token}` },
+            body: JSON.stringify(body),
+          }),
+        );
+      assertInsufficient(
+        await send(await as.mint(resource, { claims: { scope: "files:read" } })),
+        "files:read files:write",
+        resource,
+      );
+      const ok = await send(
+        await as.mint(resource, { claims: { scope: "files:read files:write" } }),
+      );
+      assert.equal(ok.status, 200);
+      const wrong = await send(await as.mint("https://mcp.example.com/other"));
+      assert.equal(wrong.status, 401);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("refuses both auth and authenticate at once", () => {
+    const { mcp } = buildProtectedServer();
+    assert.throws(
+      () =>
+        createHttpHandler(mcp, {
+          auth: protectResource({ issuer: as.issuer }),
+          authenticate: () => "x",
+        }),
+      /auth or authenticate/,
+    );
+  });
+});
+
+describe("registration", () => {
+  it("refuses scopes that are not scope tokens", () => {
+    const { mcp } = buildProtectedServer();
+    assert.throws(
+      () => mcp.tool({ name: "bad" }, () => "", { scopes: ["has space"] }),
+      /scope tokens/,
+    );
+    assert.throws(
+      () => mcp.tool({ name: "bad2" }, () => "", { scopes: ['q"uote'] }),
+      /scope tokens/,
+    );
+  });
+});
