@@ -195,7 +195,7 @@ async function openRecording(out: string): Promise<WriteStream> {
   const stream = createWriteStream("", { fd: file });
   // A full disk must not crash the proxy the client depends on: say so once, keep relaying.
   stream.once("error", (error) => {
-    process.stderr.write(`mcpwire tap: cannot write ${out}: ${error.message}\n`);
+    writeErr(`mcpwire tap: cannot write ${out}: ${error.message}`);
     stream.on("error", () => {});
   });
   return stream;
