@@ -4,6 +4,12 @@
  *
  *   npm run --silent example:everything -- --http --port 3000   # http://127.0.0.1:3000/mcp
  *   npm run --silent example:everything -- --stdio
+ *   npm run --silent example:everything -- --http --port 3000 --auth-issuer https://as.example
+ *
+ * With --auth-issuer the HTTP endpoint is an OAuth protected resource: its metadata (naming
+ * the issuer) is at /.well-known/oauth-protected-resource/mcp, and every request needs a JWT
+ * access token from that issuer (checked against its JWKS) whose audience is the resource URL:
+ * --auth-resource, default http://localhost:<port>/mcp.
  *
  * Over HTTP one endpoint serves both eras: 2026-07-28 requests (per-request `_meta`) and
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
@@ -12,6 +18,7 @@
 import { McpServer } from "../src/server/mcp-server.js";
 import { serveStdio } from "../src/server/stdio.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
+import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
 import { registerPrompts, registerResources } from "./everything-server/catalog.js";
 import { registerDiagnosticTools } from "./everything-server/diagnostics.js";
 import { registerBasicTools, registerInputTools } from "./everything-server/tools.js";
@@ -20,28 +27,71 @@ interface Args {
   mode: "http" | "stdio";
   port: number;
   host: string;
+  authIssuer: string | undefined;
+  authResource: string | undefined;
 }
 
+const USAGE =
+  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL]])\n";
+
 function parseArgs(argv: string[]): Args {
-  const args: Args = { mode: "stdio", port: 3000, host: "127.0.0.1" };
+  const args: Args = {
+    mode: "stdio",
+    port: 3000,
+    host: "127.0.0.1",
+    authIssuer: undefined,
+    authResource: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--http") args.mode = "http";
     else if (arg === "--stdio") args.mode = "stdio";
     else if (arg === "--port") args.port = Number(argv[++i]);
     else if (arg === "--host") args.host = String(argv[++i]);
+    else if (arg === "--auth-issuer") args.authIssuer = urlArgument(arg, argv[++i]);
+    else if (arg === "--auth-resource") args.authResource = urlArgument(arg, argv[++i]);
     else {
-      process.stderr.write(
-        `unknown argument ${arg}\nusage: everything-server (--stdio | --http [--port N] [--host H])\n`,
-      );
+      process.stderr.write(`unknown argument ${arg}\n${USAGE}`);
       process.exit(2);
     }
+  }
+  if (args.authResource !== undefined && args.authIssuer === undefined) {
+    process.stderr.write(`--auth-resource needs --auth-issuer\n${USAGE}`);
+    process.exit(2);
   }
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
     process.stderr.write("--port needs a number from 0 to 65535\n");
     process.exit(2);
   }
   return args;
+}
+
+/** An absolute URL, kept exactly as given (an issuer identifier is compared as a string). */
+function urlArgument(flag: string, value: string | undefined): string {
+  if (value !== undefined && URL.canParse(value)) return value;
+  process.stderr.write(`${flag} needs an absolute URL\n${USAGE}`);
+  process.exit(2);
+}
+
+/**
+ * The protected-resource guard for --auth-issuer. mcpwire/auth (and with it jose) is loaded
+ * only here. The resource defaults to http://localhost:<port>/mcp, the port being the one
+ * actually bound (for --port 0).
+ */
+async function authGuard(args: Args): Promise<ResourceGuard | undefined> {
+  if (args.authIssuer === undefined) return undefined;
+  const { protectResource } = await import("../src/auth/index.js");
+  const guard = protectResource({
+    issuer: args.authIssuer,
+    ...(args.authResource !== undefined ? { resource: args.authResource } : {}),
+    resourceName: "mcpwire everything server",
+  });
+  const useEndpointUrl = guard.useEndpointUrl?.bind(guard);
+  guard.useEndpointUrl = (url) => {
+    const bound = new URL(url);
+    useEndpointUrl?.(`http://localhost:${bound.port}${bound.pathname}`);
+  };
+  return guard;
 }
 
 export function createEverythingServer(): McpServer {
@@ -62,9 +112,11 @@ const server = createEverythingServer();
 if (args.mode === "stdio") {
   await serveStdio(server);
 } else {
+  const auth = await authGuard(args);
   const served = await serveHttp(server, {
     host: args.host,
     port: args.port,
+    ...(auth ? { auth } : {}),
     legacy: {
       // SSE polling (SEP-1699): test_reconnection's stream closes after the priming event and
       // the client resumes it with GET + Last-Event-ID, half a second later.
