@@ -149,17 +149,18 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
     const watching = uris.map((uri) => watch(uri, signal));
     const outcomes = await settledUnlessAborted(watching, signal);
     if (outcomes === undefined) {
-      // The stream ended first: nothing it set up may outlive it, however late that arrives.
+      // The stream ended first (and ends below): nothing it set up may outlive it, however late
+      // that arrives.
       for (const pending of watching) pending.then((stop) => stop(), ignore);
-      return completion;
+    } else {
+      const kept: string[] = [];
+      outcomes.forEach((outcome, index) => {
+        if (outcome.status !== "fulfilled") return;
+        releases.push(outcome.value);
+        kept.push(uris[index]!);
+      });
+      filter = { ...filter, resourceSubscriptions: kept };
     }
-    const kept: string[] = [];
-    outcomes.forEach((outcome, index) => {
-      if (outcome.status !== "fulfilled") return;
-      releases.push(outcome.value);
-      kept.push(uris[index]!);
-    });
-    filter = { ...filter, resourceSubscriptions: kept };
   }
   const release = () => {
     for (const stop of releases.splice(0)) stop();
