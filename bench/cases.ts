@@ -11,6 +11,8 @@ export interface Row {
   client: Impl;
   server: Impl;
   era: Era;
+  /** The server is a protected resource and the client sends a JWT access token. */
+  auth?: boolean;
 }
 
 export interface Case {
@@ -135,6 +137,19 @@ export function benchCases(settings: Settings): Case[] {
       });
     }
   }
+  // Issue 15's budget: JWT auth on loses at most 10% against auth off (the first row).
+  cases.push({
+    id: "http-json-c64-auth",
+    title: `HTTP modern, JSON replies, c=64, JWT auth on, ${settings.httpSeconds} s`,
+    primary: "reqPerSec",
+    primaryLabel: "req/s",
+    secondary: [...latency, "serverPeakRssMiB"],
+    spec: { workload: "http", sse: false, concurrency: 64, seconds: settings.httpSeconds },
+    rows: [
+      OUR_SERVER,
+      { ...OUR_SERVER, label: "mcpwire server ← bare client, JWT auth on", auth: true },
+    ],
+  });
   const sessions = q ? 200 : 1000;
   cases.push({
     id: "legacy-sessions",

@@ -2,7 +2,7 @@
  * mcpwire's echo server for the benchmarks, runnable on its own so anyone can drive it:
  *
  *   npm run --silent bench:server -- --stdio
- *   npm run --silent bench:server -- --http --port 8080 [--sse]
+ *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
  * Every check stays on (envelope checks, header and Origin validation, argument validation):
@@ -41,9 +41,16 @@ async function main(argv: string[]): Promise<void> {
     const { serveHttp } = await import("../src/transports/http/node-adapter.js");
     const { installGcHook } = await import("./peers/gc-hook.js");
     installGcHook();
+    // --jwt-issuer: a protected resource taking that issuer's JWT access tokens (audience: the
+    // URL served). mcpwire/auth is loaded only then.
+    const issuer = flagValue(argv, "--jwt-issuer");
+    const auth = issuer
+      ? (await import("../src/auth/index.js")).protectResource({ issuer })
+      : undefined;
     const served = await serveHttp(server, {
       port: Number(flagValue(argv, "--port") ?? 0),
       responseMode: argv.includes("--sse") ? "sse" : "json",
+      ...(auth ? { auth } : {}),
     });
     process.stdout.write(`listening ${served.url}\n`);
     const stop = () => void served.close().then(() => process.exit(0));
@@ -52,7 +59,9 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (!argv.includes("--stdio")) {
-    process.stderr.write("usage: echo-server --stdio | --http [--port N] [--sse]\n");
+    process.stderr.write(
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL]\n",
+    );
     process.exit(2);
   }
   await serveStdio(server);

@@ -207,6 +207,7 @@ async function main(): Promise<void> {
           client: row.client,
           server: row.server,
           era: row.era,
+          ...(row.auth ? { auth: true } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { bareHttpClient, bareStdioClient } from "./peers/bare-client.js";
+import { startBenchIssuer } from "./peers/jwt-issuer.js";
 import {
   mcpwireHttpClient,
   mcpwireStdioClient,
@@ -34,6 +35,8 @@ export interface TrialSpec {
   concurrency?: number;
   sse?: boolean;
   sessions?: number;
+  /** HTTP only: the server takes JWT access tokens from a local issuer; the client sends one. */
+  auth?: boolean;
 }
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
@@ -64,9 +67,13 @@ function stdioClient(spec: TrialSpec): Promise<BenchClient> {
 const MEMORY_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-space-size=16"];
 
 /** Starts an HTTP server child and waits for its `listening <url>` line. */
-async function startHttpServer(spec: TrialSpec): Promise<{ child: ChildProcess; url: string }> {
+async function startHttpServer(
+  spec: TrialSpec,
+  issuer?: string,
+): Promise<{ child: ChildProcess; url: string }> {
   const args = ["--http"];
   if (spec.sse) args.push("--sse");
+  if (issuer !== undefined) args.push("--jwt-issuer", issuer);
   if (spec.workload === "legacy")
     args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");
   const { command, args: full } = serverCommand(spec.server, args);
@@ -142,7 +149,14 @@ function assertGone(pid: number | undefined): void {
 }
 
 async function runHttp(spec: TrialSpec): Promise<Metrics> {
-  const { child, url } = await startHttpServer(spec);
+  if (spec.auth && (spec.server !== "mcpwire" || spec.client !== "bare")) {
+    throw new Error("the JWT auth row is mcpwire server ← bare client only");
+  }
+  const issuer = spec.auth ? await startBenchIssuer() : undefined;
+  const { child, url } = await startHttpServer(spec, issuer?.issuer);
+  const authHeaders: Record<string, string> = issuer
+    ? { authorization: `Bearer ${await issuer.mint(url)}` }
+    : {};
   try {
     if (spec.workload === "legacy") {
       return await legacySessions(url, child.pid!, spec.sessions ?? 1000, () =>
@@ -155,7 +169,7 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
         ? await mcpwireHttpClient(url, "modern")
         : spec.client === "sdk"
           ? await sdkHttpClient(url, "modern")
-          : bareHttpClient(url, concurrency);
+          : bareHttpClient(url, concurrency, authHeaders);
     try {
       return await throughput(client, child.pid!, spec.seconds ?? 3, concurrency);
     } finally {
@@ -163,6 +177,7 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
     }
   } finally {
     await stopChild(child);
+    await issuer?.close();
   }
 }
 

@@ -171,10 +171,14 @@ export function bareHttpPoster(url: string, maxSockets: number) {
   return { post, close: () => agent.destroy() };
 }
 
-export function bareHttpClient(url: string, maxSockets: number): BenchClient {
+export function bareHttpClient(
+  url: string,
+  maxSockets: number,
+  extraHeaders: Record<string, string> = {},
+): BenchClient {
   const poster = bareHttpPoster(url, maxSockets);
   const call = async (method: string, params: Record<string, unknown>) => {
-    const reply = await poster.post(method, params, "modern");
+    const reply = await poster.post(method, params, "modern", extraHeaders);
     if (reply.status !== 200) throw new Error(`HTTP ${reply.status} for ${method}`);
     return unwrap(reply.message);
   };
