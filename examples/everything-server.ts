@@ -21,6 +21,7 @@ import { serveHttp } from "../src/transports/http/node-adapter.js";
 import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
 import { registerPrompts, registerResources } from "./everything-server/catalog.js";
 import { registerDiagnosticTools } from "./everything-server/diagnostics.js";
+import { registerTaskTools } from "./everything-server/tasks.js";
 import { registerBasicTools, registerInputTools } from "./everything-server/tools.js";
 
 interface Args {
@@ -102,6 +103,7 @@ export function createEverythingServer(): McpServer {
   registerBasicTools(server);
   registerInputTools(server);
   registerDiagnosticTools(server);
+  registerTaskTools(server);
   registerResources(server);
   registerPrompts(server);
   return server;

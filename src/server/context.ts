@@ -70,6 +70,14 @@ export interface HandlerContext extends RequestFacts {
    * out (never sent) and absent from the answers; only when none is possible does it throw -32021.
    */
   input(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>>;
+  /**
+   * Turns this tools/call into a task (the tasks extension), for tools registered with
+   * `task: { support, start: "handler" }`: resolves true once the task is stored and the client
+   * has its CreateTaskResult; from then on input calls park the task (tasks/update answers
+   * them) and `signal` follows tasks/cancel. Resolves false where no task can be made (another
+   * method or tool, or a client without the extension): the handler simply carries on.
+   */
+  startTask(): Promise<boolean>;
 }
 
 export interface InputOptions {
@@ -156,10 +164,27 @@ export interface ContextInputs extends Omit<RequestFacts, "signal"> {
   requestClient?(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject>;
   /** Modern requests that may ask for input: the multi round-trip state of this execution. */
   inputRound?: InputRound;
+  /** Set for tool calls that may become a task (see HandlerContext.startTask). */
+  startTask?(): Promise<boolean>;
 }
 
 export function createHandlerContext(inputs: ContextInputs): HandlerContext {
   return new RequestHandlerContext(inputs);
+}
+
+/**
+ * A context for the same request with some inputs replaced, and those inputs, which the caller
+ * may change later (a tool call that becomes a task switches where input and signal go).
+ */
+export function deriveHandlerContext(
+  context: HandlerContext,
+  overrides: Partial<ContextInputs>,
+): { context: HandlerContext; inputs: ContextInputs } {
+  if (!(context instanceof RequestHandlerContext)) {
+    throw new InternalError("a task can only be made from a context this server created");
+  }
+  const inputs: ContextInputs = Object.assign({}, context.inputs, overrides);
+  return { context: new RequestHandlerContext(inputs), inputs };
 }
 
 /**
@@ -180,7 +205,7 @@ class RequestHandlerContext implements HandlerContext {
   readonly principal: unknown;
   readonly meta: JsonObject;
   readonly logLevel: LoggingLevel | undefined;
-  private readonly inputs: ContextInputs;
+  readonly inputs: ContextInputs;
   private logger: RequestLogger | undefined;
   private methods: ContextMethods | undefined;
 
@@ -230,12 +255,18 @@ class RequestHandlerContext implements HandlerContext {
     return this.made().progress;
   }
 
+  get startTask(): HandlerContext["startTask"] {
+    return this.inputs.startTask ?? notATask;
+  }
+
   /** The methods, all made on the first read of any (they share their helpers). */
   private made(): ContextMethods {
     this.methods ??= makeMethods(this.inputs);
     return this.methods;
   }
 }
+
+const notATask = (): Promise<boolean> => Promise.resolve(false);
 
 type ContextMethods = Pick<
   HandlerContext,

@@ -29,6 +29,10 @@ import {
   SchemaError,
   SchemaValidator,
 } from "./schema-validator.js";
+import type { TaskManager } from "./tasks/manager.js";
+import { checkTaskTimes } from "./tasks/manager.js";
+import { callWithTask, type ToolTaskOptions } from "./tasks/task-call.js";
+import { tasksRequirement } from "./tasks/wire.js";
 import { UriTemplate } from "./uri-template.js";
 
 export type ToolHandler = (
@@ -94,15 +98,22 @@ export interface ToolOptions {
    * token without them gets HTTP 403 insufficient_scope naming them, before the handler runs.
    */
   scopes?: readonly string[];
+  /**
+   * Whether calls may run as tasks (the io.modelcontextprotocol/tasks extension): `never` by
+   * default. With `required`, a client that did not declare the extension gets -32021.
+   */
+  task?: ToolTaskOptions;
 }
 
 interface RegisteredTool {
   tool: Tool;
   handler: ToolHandler;
-  /** options.requiredClientCapabilities, when any. */
+  /** options.requiredClientCapabilities, when any (with the extension for `required` tasks). */
   requires: JsonObject | undefined;
   /** options.scopes, when any. */
   scopes: readonly string[] | undefined;
+  /** options.task, when the tool can run as a task. */
+  task: ToolTaskOptions | undefined;
 }
 
 /** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
@@ -175,10 +186,18 @@ export class Features {
     this.validator.precheck(tool.inputSchema);
     if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
     checkHeaderAnnotations(tool);
-    const requires = options.requiredClientCapabilities as JsonObject | undefined;
+    let requires = options.requiredClientCapabilities as JsonObject | undefined;
     if (requires !== undefined) checkRequiredCapabilities(requires, `tool ${tool.name}`);
     const scopes = checkScopes(options.scopes, `tool ${tool.name}`);
-    return this.tools.set(tool.name, { tool, handler, requires, scopes });
+    const task = checkToolTask(options.task, tool.name);
+    if (task?.support === "required") requires = mergeRequirement(requires, tasksRequirement());
+    return this.tools.set(tool.name, { tool, handler, requires, scopes, task });
+  }
+
+  /** Whether any registered tool may run as a task (then the extension is advertised). */
+  get hasTaskTools(): boolean {
+    for (const entry of this.tools.values()) if (entry.task) return true;
+    return false;
   }
 
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
@@ -234,7 +253,11 @@ export class Features {
     return withCursor({ prompts: page }, nextCursor);
   }
 
-  async callTool(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+  async callTool(
+    params: JsonObject,
+    context: HandlerContext,
+    tasks?: TaskManager,
+  ): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
     const entry = this.tools.get(name);
@@ -247,7 +270,19 @@ export class Features {
       // Spec: argument validation failures are tool errors the model can see and fix.
       return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
     }
-    const returned = await entry.handler(args as JsonObject, context);
+    const invoke = async (handlerContext: HandlerContext) =>
+      this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
+    if (entry.task && tasks)
+      return callWithTask(tasks, entry.task, args as JsonObject, context, invoke);
+    return invoke(context);
+  }
+
+  /** The handler's answer as a CallToolResult, checked against the tool's outputSchema. */
+  private checkedResult(
+    name: string,
+    entry: RegisteredTool,
+    returned: CallToolResult | string,
+  ): JsonObject {
     const result: CallToolResult =
       typeof returned === "string" ? { content: [{ type: "text", text: returned }] } : returned;
     if (entry.tool.outputSchema && !result.isError) {
@@ -377,6 +412,31 @@ function checkHeaderAnnotations(tool: Tool): void {
       `Tool ${tool.name} has an invalid ${X_MCP_HEADER} annotation (HTTP clients would drop the tool): property ${invalid}`,
     );
   }
+}
+
+/** Refuses task options that make no sense; undefined when the tool never runs as a task. */
+function checkToolTask(
+  task: ToolTaskOptions | undefined,
+  name: string,
+): ToolTaskOptions | undefined {
+  if (task === undefined || task.support === "never") return undefined;
+  if (task.support !== "optional" && task.support !== "required") {
+    throw new Error(`tool ${name}: task.support must be "never", "optional" or "required"`);
+  }
+  if (task.start !== undefined && task.start !== "call" && task.start !== "handler") {
+    throw new Error(`tool ${name}: task.start must be "call" or "handler"`);
+  }
+  checkTaskTimes(task, `tool ${name}: task`);
+  return task;
+}
+
+/** `extra` added to a tool's declared requirements, one level deep. */
+function mergeRequirement(requires: JsonObject | undefined, extra: JsonObject): JsonObject {
+  const merged: JsonObject = Object.assign({}, requires);
+  for (const [name, value] of Object.entries(extra)) {
+    merged[name] = Object.assign({}, merged[name] as JsonObject | undefined, value as JsonObject);
+  }
+  return merged;
 }
 
 export function toolError(text: string): JsonObject {

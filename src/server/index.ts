@@ -10,3 +10,4 @@ export * from "./schema-source.js";
 export * from "./server-core.js";
 export * from "./stdio.js";
 export * from "./subscriptions.js";
+export * from "./tasks/index.js";

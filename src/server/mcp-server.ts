@@ -42,6 +42,8 @@ import {
   type SubscriptionEvent,
   type SubscriptionEventSource,
 } from "./subscriptions.js";
+import { TaskManager } from "./tasks/manager.js";
+import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 
@@ -68,6 +70,8 @@ export class McpServer implements ServerCore {
   private offered: Partial<Record<Era, ServerCapabilities>> = {};
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
+  /** Made with the first task tool: servers without one never load a store. */
+  private taskManager: TaskManager | undefined;
   /** What peers cause over and over is logged once per window, then counted (see LogThrottle). */
   private readonly peerFaults: LogThrottle<Error>;
 
@@ -112,7 +116,16 @@ export class McpServer implements ServerCore {
    * `options.requiredClientCapabilities` names what a client must have declared to call it.
    */
   tool(definition: ToolDefinition, handler: ToolHandler, options?: ToolOptions): () => void {
-    return this.features.addTool(definition, handler, options);
+    const remove = this.features.addTool(definition, handler, options);
+    if (options?.task && options.task.support !== "never") {
+      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError);
+    }
+    return remove;
+  }
+
+  /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
+  get tasks(): TaskManager | undefined {
+    return this.taskManager;
   }
 
   /**
@@ -175,6 +188,7 @@ export class McpServer implements ServerCore {
    */
   async close(): Promise<void> {
     await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
+    await this.taskManager?.close();
     this.peerFaults.flush();
   }
 
@@ -203,7 +217,19 @@ export class McpServer implements ServerCore {
     // one that can MUST declare `logging` (2026-07-28 server/utilities/logging.mdx,
     // Capabilities), modern too: there the level is per request (_meta), legacy has setLevel.
     capabilities.logging = {};
-    return { ...capabilities, ...this.options.capabilities };
+    // Only a server with a tool that can become a task has the extension to offer.
+    if (this.taskManager && features.hasTaskTools) {
+      capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    }
+    const extra = this.options.capabilities;
+    if (capabilities.extensions && extra?.extensions) {
+      return {
+        ...capabilities,
+        ...extra,
+        extensions: { ...capabilities.extensions, ...extra.extensions },
+      };
+    }
+    return { ...capabilities, ...extra };
   }
 
   async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
@@ -225,8 +251,17 @@ export class McpServer implements ServerCore {
         if (capabilities.tools) return features.listTools(params, pageSize);
         break;
       case "tools/call":
-        if (capabilities.tools) return features.callTool(params, context);
+        if (capabilities.tools) return features.callTool(params, context, this.taskManager);
         break;
+      case "tasks/get":
+      case "tasks/update":
+      case "tasks/cancel": {
+        const extensions = capabilities.extensions as JsonObject | undefined;
+        if (this.taskManager && extensions?.[TASKS_EXTENSION] !== undefined) {
+          return this.taskManager.handle(method, params, context);
+        }
+        break;
+      }
       case "resources/list":
         if (capabilities.resources) return features.listResources(params, pageSize);
         break;

@@ -12,6 +12,7 @@ import type { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource } from "./subscriptions.js";
+import type { TasksOptions } from "./tasks/manager.js";
 
 /** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
 export interface CachingOptions {
@@ -54,6 +55,11 @@ export interface McpServerOptions {
    * several server instances fan notifications out to each other's clients.
    */
   subscriptionEvents?: SubscriptionEventSource;
+  /**
+   * The tasks extension (io.modelcontextprotocol/tasks), used by tools registered with
+   * `task`: the task store and default ttlMs / pollIntervalMs.
+   */
+  tasks?: TasksOptions;
 }
 
 /** What a connection needs from its server; implemented by McpServer. */

@@ -31,10 +31,15 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Methods whose `Mcp-Name` mirrors a body field, and which field. */
-export const NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = {
+export const NAME_SOURCE: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension routes by task: "the client MUST set the Mcp-Name header to the value
+  // of params.taskId" (extensions/tasks/tasks.md, Streamable HTTP: Routing Headers).
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 /** The header name for one `x-mcp-header` annotation. */

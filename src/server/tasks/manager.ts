@@ -1,0 +1,303 @@
+import {
+  InternalError,
+  InvalidParamsError,
+  isPlainObject,
+  JsonRpcError,
+  LocalError,
+  MissingRequiredClientCapabilityError,
+} from "../../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcErrorObject } from "../../jsonrpc/types.js";
+import type { HandlerContext } from "../context.js";
+import { type InputRequest, validateResponse } from "../mrtr/round.js";
+import { LiveTask } from "./live-task.js";
+import { InMemoryTaskStore } from "./memory-store.js";
+import { taskOwner } from "./owner.js";
+import type { TaskRecord, TaskStore } from "./store.js";
+import { detailedTask } from "./task-view.js";
+import { declaresTasks, isTerminal, tasksRequirement } from "./wire.js";
+
+/** Server-wide task settings (McpServerOptions.tasks); a tool may override ttlMs and pollIntervalMs. */
+export interface TasksOptions {
+  /** Where tasks live. Default: in memory (InMemoryTaskStore). */
+  store?: TaskStore;
+  /** How long a task stays readable after it was made, in ms; null for unlimited. Default 1 hour. */
+  ttlMs?: number | null;
+  /** How often clients should poll tasks/get, in ms. Default 1000. */
+  pollIntervalMs?: number;
+  /** The clock (epoch ms); tests pass a fake one. */
+  now?: () => number;
+}
+
+export interface TaskTimes {
+  ttlMs: number | null;
+  pollIntervalMs: number;
+}
+
+const DEFAULT_TTL_MS = 60 * 60 * 1000;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+/** A compare-and-set that keeps losing means something is wrong, not busy. */
+const MAX_CAS_ATTEMPTS = 32;
+const EMPTY_ACK: JsonObject = { resultType: "complete" };
+
+/** Checks a ttlMs / pollIntervalMs given at registration or in options. */
+export function checkTaskTimes(
+  times: { ttlMs?: unknown; pollIntervalMs?: unknown },
+  where: string,
+) {
+  const { ttlMs, pollIntervalMs } = times;
+  if (
+    ttlMs !== undefined &&
+    ttlMs !== null &&
+    !(Number.isInteger(ttlMs) && (ttlMs as number) > 0)
+  ) {
+    throw new Error(`${where}: ttlMs must be a positive integer (milliseconds) or null`);
+  }
+  if (
+    pollIntervalMs !== undefined &&
+    !(Number.isInteger(pollIntervalMs) && (pollIntervalMs as number) > 0)
+  ) {
+    throw new Error(`${where}: pollIntervalMs must be a positive integer (milliseconds)`);
+  }
+}
+
+/**
+ * The server side of the tasks extension: makes tasks durable before they are announced, keeps
+ * the handlers that run in this process, and answers tasks/get, tasks/update and tasks/cancel.
+ * Every status change is a compare-and-set on the store, so a cancel racing a completion leaves
+ * whichever came first (a completed task stays completed).
+ */
+export class TaskManager {
+  readonly store: TaskStore;
+  readonly defaults: TaskTimes;
+  private readonly now: () => number;
+  private readonly live = new Map<string, LiveTask>();
+  private readonly reportError: (error: Error) => void;
+
+  constructor(options: TasksOptions, reportError: (error: Error) => void) {
+    checkTaskTimes(options, "tasks");
+    this.now = options.now ?? Date.now;
+    this.store = options.store ?? new InMemoryTaskStore({ now: this.now });
+    this.defaults = {
+      ttlMs: options.ttlMs === undefined ? DEFAULT_TTL_MS : options.ttlMs,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    };
+    this.reportError = reportError;
+  }
+
+  /** Makes a task for `principal` and waits until the store has it (before any reply names it). */
+  async create(principal: unknown, times: TaskTimes): Promise<TaskRecord> {
+    const now = this.now();
+    const record: TaskRecord = {
+      // 122 random bits: the id is a bearer handle, so it must not be guessable.
+      taskId: globalThis.crypto.randomUUID(),
+      owner: taskOwner(principal),
+      status: "working",
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: times.ttlMs,
+      pollIntervalMs: times.pollIntervalMs,
+      version: 1,
+    };
+    await this.store.create(record);
+    return record;
+  }
+
+  /** Registers the handler that now runs for `record` in this process. */
+  attach(record: TaskRecord): LiveTask {
+    const live = new LiveTask(record.taskId, (key, request) =>
+      this.park(record.taskId, key, request),
+    );
+    this.live.set(record.taskId, live);
+    return live;
+  }
+
+  /** The handler ended: the task completes or fails, unless it already ended (cancelled). */
+  async settle(
+    live: LiveTask,
+    outcome: { result: JsonObject } | { error: unknown },
+  ): Promise<void> {
+    let ended: Partial<TaskRecord>;
+    if ("result" in outcome) {
+      ended = { status: "completed", result: outcome.result, statusMessage: undefined };
+    } else {
+      const error = this.wireError(outcome.error, live);
+      ended = { status: "failed", error, statusMessage: `Failed: ${error.message}` };
+    }
+    this.live.delete(live.taskId);
+    live.stop("the task has ended");
+    try {
+      await this.mutate(live.taskId, (record) =>
+        isTerminal(record.status) ? undefined : { ...ended, inputRequests: undefined },
+      );
+    } catch (error) {
+      this.reportError(error as Error);
+    }
+  }
+
+  /** Aborts every task running here and marks it failed (the server is shutting down). */
+  async close(): Promise<void> {
+    const running = [...this.live.values()];
+    this.live.clear();
+    await Promise.all(
+      running.map(async (live) => {
+        live.stop("the server is shutting down");
+        await this.mutate(live.taskId, (record) =>
+          isTerminal(record.status)
+            ? undefined
+            : {
+                status: "failed",
+                error: { code: -32603, message: "The server shut down before the task finished" },
+                inputRequests: undefined,
+              },
+        ).catch((error) => this.reportError(error as Error));
+      }),
+    );
+    if (this.store instanceof InMemoryTaskStore) this.store.close();
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel. */
+  async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    // "MUST return this error for non-declaring clients issuing tasks/get, tasks/update, and
+    // tasks/cancel" (extensions/tasks/tasks.md, Protocol Errors).
+    if (!declaresTasks(context.clientCapabilities)) {
+      throw new MissingRequiredClientCapabilityError(tasksRequirement());
+    }
+    const taskId = params.taskId;
+    if (typeof taskId !== "string" || taskId === "") {
+      throw new InvalidParamsError(`${method} needs a string "taskId"`);
+    }
+    const record = await this.find(taskId, context.principal);
+    switch (method) {
+      case "tasks/get":
+        return detailedTask(record);
+      case "tasks/update":
+        await this.update(record, params.inputResponses);
+        return { ...EMPTY_ACK };
+      default:
+        await this.cancel(record);
+        return { ...EMPTY_ACK };
+    }
+  }
+
+  /**
+   * The caller's task, or -32602. Unknown, expired and someone else's look the same, so that
+   * the answer tells a stranger nothing about other principals' task ids.
+   */
+  private async find(taskId: string, principal: unknown): Promise<TaskRecord> {
+    const record = await this.store.get(taskId);
+    if (!record || record.owner !== taskOwner(principal)) {
+      throw new InvalidParamsError("Task not found (unknown, expired, or not yours)", { taskId });
+    }
+    return record;
+  }
+
+  private async update(record: TaskRecord, responses: unknown): Promise<void> {
+    if (!isPlainObject(responses)) {
+      throw new InvalidParamsError(
+        "tasks/update needs inputResponses: an object keyed by input request key",
+      );
+    }
+    // A wrong answer to an outstanding key is refused (as multi round-trip requests do); keys
+    // that are not outstanding are ignored (tasks.md, Task Update Requests).
+    for (const [key, request] of Object.entries(record.inputRequests ?? {})) {
+      if (!(key in responses)) continue;
+      const problem = validateResponse(request.method, responses[key]);
+      if (problem) throw new InvalidParamsError(`inputResponses.${key}: ${problem}`, { key });
+    }
+    let accepted: Record<string, JsonObject> = {};
+    await this.mutate(record.taskId, (current) => {
+      accepted = {};
+      if (current.status !== "input_required") return undefined;
+      const remaining: Record<string, InputRequest> = { ...current.inputRequests };
+      for (const key of Object.keys(remaining)) {
+        if (!(key in responses) || validateResponse(remaining[key]!.method, responses[key])) {
+          continue;
+        }
+        accepted[key] = responses[key] as JsonObject;
+        delete remaining[key];
+      }
+      if (Object.keys(accepted).length === 0) return undefined;
+      // Partial answers keep the task waiting on the rest.
+      return Object.keys(remaining).length > 0
+        ? { inputRequests: remaining }
+        : { status: "working", inputRequests: undefined, statusMessage: undefined };
+    });
+    const live = this.live.get(record.taskId);
+    for (const [key, value] of Object.entries(accepted)) live?.answer(key, value);
+  }
+
+  private async cancel(record: TaskRecord): Promise<void> {
+    // Idempotent: a task that already ended keeps its status and the client gets the same ack.
+    if (isTerminal(record.status)) return;
+    const changed = await this.mutate(record.taskId, (current) =>
+      isTerminal(current.status)
+        ? undefined
+        : {
+            status: "cancelled",
+            statusMessage: "Cancelled by the client",
+            inputRequests: undefined,
+          },
+    );
+    const live = this.live.get(record.taskId);
+    if (changed?.status === "cancelled" && live) {
+      this.live.delete(record.taskId);
+      live.stop("the client cancelled the task");
+    }
+  }
+
+  /** The handler asks for input: the task shows it under `key` until tasks/update answers. */
+  private async park(taskId: string, key: string, request: InputRequest): Promise<void> {
+    const changed = await this.mutate(taskId, (current) =>
+      isTerminal(current.status)
+        ? undefined
+        : {
+            status: "input_required",
+            inputRequests: { ...current.inputRequests, [key]: request },
+            statusMessage: undefined,
+          },
+    );
+    if (changed?.status !== "input_required") {
+      throw new LocalError("aborted", "the task ended before its input could be asked for");
+    }
+  }
+
+  /**
+   * Applies `change` with compare-and-set, re-reading on conflict. Resolves with the record as
+   * stored afterwards (unchanged when `change` gave nothing), or undefined when it is gone.
+   */
+  private async mutate(
+    taskId: string,
+    change: (record: TaskRecord) => Partial<TaskRecord> | undefined,
+  ): Promise<TaskRecord | undefined> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.store.get(taskId);
+      if (!current) return undefined;
+      const changes = change(current);
+      if (!changes) return current;
+      const next = dropUndefined({
+        ...current,
+        ...changes,
+        lastUpdatedAt: Math.max(this.now(), current.lastUpdatedAt),
+        version: current.version + 1,
+      });
+      if (await this.store.compareAndSet(next, current.version)) return next;
+    }
+    throw new InternalError(`task ${taskId}: too many conflicting updates`);
+  }
+
+  private wireError(error: unknown, live: LiveTask): JsonRpcErrorObject {
+    if (error instanceof JsonRpcError) return error.toJSON();
+    const message = error instanceof Error ? error.message : String(error);
+    if (!live.controller.signal.aborted && !(error instanceof LocalError)) {
+      this.reportError(new Error(`task ${live.taskId} failed: ${message}`, { cause: error }));
+    }
+    return new InternalError(message || "Internal error").toJSON();
+  }
+}
+
+/** Stores hold plain JSON: a field set to undefined is a field removed. */
+function dropUndefined(record: TaskRecord): TaskRecord {
+  const copy = { ...record } as Record<string, unknown>;
+  for (const key of Object.keys(copy)) if (copy[key] === undefined) delete copy[key];
+  return copy as unknown as TaskRecord;
+}

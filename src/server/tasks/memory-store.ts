@@ -1,0 +1,88 @@
+import { type TaskRecord, type TaskStore, TaskStoreFullError } from "./store.js";
+
+export interface InMemoryTaskStoreOptions {
+  /**
+   * Most tasks held at once (default 10,000). Expired tasks are dropped first; when every held
+   * task is still within its TTL, create() refuses (TaskStoreFullError) rather than break the
+   * TTL promised to a client.
+   */
+  maxTasks?: number;
+  /** How often expired tasks are swept while the process runs (default 60 s; 0: only on demand). */
+  sweepIntervalMs?: number;
+  /** The clock (epoch ms); tests pass a fake one. */
+  now?: () => number;
+}
+
+/** The default TaskStore: one process, no persistence across restarts. */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, TaskRecord>();
+  private readonly maxTasks: number;
+  private readonly now: () => number;
+  private sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: InMemoryTaskStoreOptions = {}) {
+    this.maxTasks = options.maxTasks ?? 10_000;
+    this.now = options.now ?? Date.now;
+    const every = options.sweepIntervalMs ?? 60_000;
+    if (every > 0) {
+      this.sweeper = setInterval(() => this.sweep(), every);
+      // A store must never keep a process alive on its own.
+      this.sweeper.unref();
+    }
+  }
+
+  /** Tasks held right now, expired ones not yet swept included (for tests and metrics). */
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  async create(record: TaskRecord): Promise<void> {
+    if (this.tasks.has(record.taskId)) throw new Error(`task ${record.taskId} already exists`);
+    if (this.tasks.size >= this.maxTasks) this.sweep();
+    if (this.tasks.size >= this.maxTasks) {
+      throw new TaskStoreFullError(`the task store holds its maximum of ${this.maxTasks} tasks`);
+    }
+    this.tasks.set(record.taskId, record);
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    return this.current(taskId);
+  }
+
+  async compareAndSet(next: TaskRecord, expectedVersion: number): Promise<boolean> {
+    // Read and write in one synchronous step: an await between them would let two writers
+    // both see the old version and the second silently undo the first.
+    const current = this.current(next.taskId);
+    if (!current || current.version !== expectedVersion) return false;
+    this.tasks.set(next.taskId, next);
+    return true;
+  }
+
+  /** Drops every task whose TTL has elapsed. */
+  sweep(): void {
+    const now = this.now();
+    for (const [taskId, record] of this.tasks) {
+      if (this.expired(record, now)) this.tasks.delete(taskId);
+    }
+  }
+
+  /** Stops the sweep timer (the tasks stay readable). */
+  close(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  private current(taskId: string): TaskRecord | undefined {
+    const record = this.tasks.get(taskId);
+    if (record && this.expired(record, this.now())) {
+      this.tasks.delete(taskId);
+      return undefined;
+    }
+    return record;
+  }
+
+  /** Expired only once the whole TTL has passed: never a millisecond early. */
+  private expired(record: TaskRecord, now: number): boolean {
+    return record.ttlMs !== null && now - record.createdAt >= record.ttlMs;
+  }
+}
