@@ -29,7 +29,8 @@ export interface HttpHandlerOptions extends SecurityOptions {
    * What one SSE stream may hold for a client that does not read it (bytes). Past it, a modern
    * stream ends (a listen stream with its completion result, any other with an error), a
    * legacy stream's connection closes (the client resumes from Last-Event-ID), an HTTP+SSE
-   * session ends. Default 1 MiB.
+   * session ends. Default 1 MiB. Handlers that await their notifications (progress, logs) are
+   * paced by the reader and stay under it; one that fires them off without waiting does not.
    */
   maxStreamBacklogBytes?: number;
   /** Largest accepted request body (bytes). Default 4 MiB. */

@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import type { InMemoryEventSource } from "../../../src/server/subscriptions.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
-import { json, mcpHeaders, post, request } from "./http-helpers.js";
+import { json, mcpHeaders, meta, post, request } from "./http-helpers.js";
 import { call, eventually, RawSession } from "./legacy-helpers.js";
 
 const BOUND = 256 * 1024;
@@ -20,6 +20,9 @@ const BIG_URI = `mem://big/${"x".repeat(32 * 1024)}`;
 const EVENT_BYTES = BIG_URI.length + 200;
 /** Far more than kernel socket buffers and the bound together can absorb (~64 MB). */
 const MAX_EVENTS = 2_000;
+
+/** Set when the "flood" tool's signal fired (the server stopped it). */
+const flood = { stopped: false };
 
 function startServer(lines: string[]) {
   const mcp = new McpServer({
@@ -30,6 +33,15 @@ function startServer(lines: string[]) {
   // A resource, so that the server offers resource subscriptions.
   mcp.resource({ uri: "mem://note", name: "note" }, (uri) => [{ uri, text: "n" }]);
   mcp.tool({ name: "echo", inputSchema: { type: "object" } }, (args) => String(args.text));
+  // Sends MAX_EVENTS large progress notifications without waiting for the reader, then waits.
+  mcp.tool({ name: "flood", inputSchema: { type: "object" } }, async (_args, context) => {
+    flood.stopped = false;
+    for (let i = 0; i < MAX_EVENTS; i++) void context.progress(i, MAX_EVENTS, BIG_URI);
+    const { signal } = context;
+    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    flood.stopped = true;
+    return "stopped";
+  });
   return mcp;
 }
 
@@ -172,6 +184,45 @@ describe("SSE streams whose client does not read are bounded", () => {
       }
     });
   }
+
+  it("modern tools/call streaming progress: ends with an error reply, the handler is stopped", async () => {
+    const lines: string[] = [];
+    const served = await serveHttp(startServer(lines), {
+      maxStreamBacklogBytes: BOUND,
+      keepAliveMs: 0,
+    });
+    const sockets = serverSockets(served);
+    let raw: Socket | undefined;
+    try {
+      const flooding = {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "flood", arguments: {}, _meta: { ...meta(), progressToken: "p" } },
+      };
+      const body = JSON.stringify(flooding);
+      raw = await sendAndNeverRead(
+        served.url,
+        requestHead("POST", served.url, mcpHeaders(flooding), body),
+        body,
+      );
+      await eventually(async () => (unread(lines).length > 0 ? true : undefined));
+      await eventually(async () => (flood.stopped ? true : undefined));
+      assert.equal(unread(lines).length, 1);
+      const held = Math.max(...sockets.map((socket) => socket.writableLength));
+      assert.ok(held <= BOUND + 2 * EVENT_BYTES, `server holds ${held} bytes`);
+      const text = await readUntil(raw, (so_far) => so_far.endsWith("0\r\n\r\n"));
+      const dataLines = text.split("\n").filter((line) => line.startsWith("data: "));
+      assert.ok(dataLines.length < 100, `${dataLines.length} events were sent`);
+      const last = JSON.parse(dataLines.at(-1)!.slice(6));
+      assert.equal(last.id, 7);
+      assert.equal(last.error.code, -32603);
+      assert.match(last.error.message, /did not read it/);
+    } finally {
+      raw?.destroy();
+      await served.close();
+    }
+  });
 
   it("legacy GET stream: its connection closes, the session lives on and opens a new stream", async () => {
     const lines: string[] = [];
