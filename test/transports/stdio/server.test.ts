@@ -54,12 +54,20 @@ function startServer(args: string[] = []): ServerProcess {
   children.add(child);
   const messages: Parsed[] = [];
   const invalidLines: string[] = [];
-  let partial = "";
+  // Pieces of the line still open: joined only once its newline arrives, so an 8 MB line costs
+  // one copy rather than one per chunk (a quadratic reader was slow enough under load to outlast
+  // the server's 5 s flush timeout).
+  let pending: string[] = [];
   let stderr = "";
   child.stdout.setEncoding("utf8");
   child.stdout.on("data", (text: string) => {
-    const lines = (partial + text).split("\n");
-    partial = lines.pop()!;
+    if (!text.includes("\n")) {
+      pending.push(text);
+      return;
+    }
+    const lines = text.split("\n");
+    lines[0] = pending.join("") + lines[0];
+    pending = [lines.pop()!];
     for (const line of lines) {
       try {
         const message = JSON.parse(line);
@@ -83,7 +91,7 @@ function startServer(args: string[] = []): ServerProcess {
     child,
     messages,
     invalidLines,
-    partialLine: () => partial,
+    partialLine: () => pending.join(""),
     stderr: () => stderr,
     write: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
     response: (id) => messages.find((message) => message.id === id),
