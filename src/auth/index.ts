@@ -37,6 +37,7 @@ export {
   type ChallengeParams,
   challengeHeader,
 } from "./resource-server/challenge.js";
+export { type DpopOptions, InvalidProofError } from "./resource-server/dpop.js";
 export {
   type IntrospectionOptions,
   tokenIntrospection,

@@ -4,11 +4,17 @@
  * insufficient_scope naming every scope the operation needs, 400 for a malformed header.
  */
 
+export type ChallengeError =
+  | "invalid_request"
+  | "invalid_token"
+  | "insufficient_scope"
+  | "invalid_dpop_proof";
+
 export interface ChallengeParams {
   resourceMetadata: string;
   /** Scopes to name in `scope`; omitted when empty. */
   scopes?: readonly string[];
-  error?: "invalid_request" | "invalid_token" | "insufficient_scope";
+  error?: ChallengeError;
   description?: string;
   /** "Bearer" (default) or "DPoP"; both challenges are sent when DPoP is on. */
   schemes?: readonly string[];
@@ -39,7 +45,12 @@ export function challengeHeader(params: ChallengeParams): string {
     .join(", ");
 }
 
-const STATUS = { invalid_request: 400, invalid_token: 401, insufficient_scope: 403 } as const;
+const STATUS = {
+  invalid_request: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  invalid_dpop_proof: 401,
+} as const;
 
 export function challengeResponse(params: ChallengeParams): Response {
   const status = params.error ? STATUS[params.error] : 401;

@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
-import { challengeResponse, unavailableResponse } from "./challenge.js";
+import { type ChallengeError, challengeResponse, unavailableResponse } from "./challenge.js";
+import { DpopChecker, type DpopOptions, InvalidProofError } from "./dpop.js";
 import { jwtAccessTokens } from "./jwt-verifier.js";
 import { type AccessTokenPrincipal, InvalidTokenError, principalOf } from "./principal.js";
 import type { TokenVerifier } from "./verifier.js";
@@ -40,6 +41,12 @@ export interface ProtectResourceOptions {
   resourceName?: string;
   /** More metadata fields (e.g. resource_documentation). */
   metadata?: Record<string, unknown>;
+  /**
+   * Accept DPoP-bound tokens (RFC 9449: `Authorization: DPoP <token>` with a `DPoP` proof).
+   * `{ required: true }` refuses bearer tokens altogether. Default off: a DPoP-bound token
+   * presented as a bearer token is refused either way.
+   */
+  dpop?: boolean | DpopOptions;
   /** Verified tokens remembered at once (oldest forgotten first). Default 10,000. */
   maxCachedTokens?: number;
   /** Where a failure to check a token (not a bad token) is reported. Default: stderr. */
@@ -50,6 +57,8 @@ interface Cached {
   principal: AccessTokenPrincipal;
   /** ms since the epoch after which the token is checked again. */
   until: number;
+  /** The DPoP key the token is bound to (its cnf.jkt), if any. */
+  jkt: string | undefined;
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
@@ -70,7 +79,8 @@ class ProtectedResource implements ResourceGuard {
   private readonly required: readonly string[];
   private readonly methodScopes: ReadonlyMap<string, readonly string[]>;
   private readonly cache = new Map<string, Cached>();
-  private readonly pending = new Map<string, Promise<AccessTokenPrincipal | Response>>();
+  private readonly pending = new Map<string, Promise<Cached | Response>>();
+  private readonly dpop: DpopChecker | undefined;
   private readonly maxCached: number;
 
   constructor(private readonly options: ProtectResourceOptions) {
@@ -87,6 +97,9 @@ class ProtectedResource implements ResourceGuard {
     this.required = options.requiredScopes ?? [];
     this.methodScopes = new Map(Object.entries(options.methodScopes ?? {}));
     this.maxCached = options.maxCachedTokens ?? 10_000;
+    this.dpop = options.dpop
+      ? new DpopChecker(options.dpop === true ? {} : options.dpop)
+      : undefined;
     if (options.resource !== undefined) this.setResource(options.resource);
   }
 
@@ -112,6 +125,12 @@ class ProtectedResource implements ResourceGuard {
       bearer_methods_supported: ["header"],
       ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
       ...(options.resourceName ? { resource_name: options.resourceName } : {}),
+      ...(this.dpop
+        ? {
+            dpop_signing_alg_values_supported: this.dpop.algorithms,
+            dpop_bound_access_tokens_required: this.dpop.required,
+          }
+        : {}),
     });
   }
 
@@ -142,8 +161,10 @@ class ProtectedResource implements ResourceGuard {
     const header = request.headers.get("authorization");
     if (header === null) return this.challenge(this.required);
     const space = header.indexOf(" ");
-    const scheme = space < 0 ? header : header.slice(0, space);
-    if (scheme.toLowerCase() !== "bearer") return this.challenge(this.required);
+    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+    const dpop = scheme === "dpop" ? this.dpop : undefined;
+    if (scheme !== "bearer" && !dpop) return this.challenge(this.required);
+    if (scheme === "bearer" && this.dpop?.required) return this.challenge(this.required);
     const token = header.slice(space + 1).trim();
     if (!TOKEN68.test(token)) {
       return this.challenge(
@@ -152,19 +173,24 @@ class ProtectedResource implements ResourceGuard {
         "the Authorization header is malformed",
       );
     }
-    const cached = this.cache.get(token);
-    if (cached !== undefined) {
-      if (cached.until > Date.now()) return this.admit(cached.principal);
+    let cached = this.cache.get(token);
+    if (cached !== undefined && cached.until <= Date.now()) {
       this.cache.delete(token);
+      cached = undefined;
     }
-    let verifying = this.pending.get(token);
+    // The cached bearer case answers synchronously: no promise on the hot path.
+    if (cached !== undefined && !dpop) return this.admitBearer(cached);
+    let verifying = cached ? Promise.resolve(cached) : this.pending.get(token);
     if (!verifying) {
       verifying = this.verify(token, resource).finally(() => this.pending.delete(token));
       this.pending.set(token, verifying);
     }
-    return verifying.then((outcome) =>
-      outcome instanceof Response ? outcome : this.admit(outcome),
-    );
+    return verifying.then((outcome) => {
+      if (outcome instanceof Response) return outcome;
+      return dpop
+        ? this.admitDpop(dpop, outcome, request, token, resource)
+        : this.admitBearer(outcome);
+    });
   }
 
   authorize(
@@ -181,6 +207,33 @@ class ProtectedResource implements ResourceGuard {
     return this.challenge(needed, "insufficient_scope", description);
   }
 
+  /** A token presented as a bearer token: refused when bound to a DPoP key (RFC 9449 §7.2). */
+  private admitBearer(known: Cached): AccessTokenPrincipal | Response {
+    if (known.jkt !== undefined) {
+      return this.challenge(this.required, "invalid_token", "the token is bound to a DPoP key");
+    }
+    return this.admit(known.principal);
+  }
+
+  private async admitDpop(
+    dpop: DpopChecker,
+    known: Cached,
+    request: GuardedRequest,
+    token: string,
+    resource: string,
+  ): Promise<AccessTokenPrincipal | Response> {
+    if (known.jkt === undefined) {
+      return this.challenge(this.required, "invalid_token", "the token is not bound to a DPoP key");
+    }
+    try {
+      await dpop.check(request, token, known.jkt, resource);
+    } catch (error) {
+      if (!(error instanceof InvalidProofError)) throw error;
+      return this.challenge(this.required, "invalid_dpop_proof", error.message);
+    }
+    return this.admit(known.principal);
+  }
+
   private admit(principal: AccessTokenPrincipal): AccessTokenPrincipal | Response {
     if (this.required.every((scope) => principal.scopes.includes(scope))) return principal;
     return this.challenge(
@@ -190,18 +243,14 @@ class ProtectedResource implements ResourceGuard {
     );
   }
 
-  private async verify(token: string, resource: string): Promise<AccessTokenPrincipal | Response> {
+  /** The token checked by the verifier (and remembered), or the refusal. */
+  private async verify(token: string, resource: string): Promise<Cached | Response> {
     try {
       const verified = await this.verifier.verify(token, resource);
-      if (verified.jkt !== undefined) {
-        // RFC 9449 §7.2: a DPoP-bound token presented as a bearer token is refused.
-        throw new InvalidTokenError("the token is bound to a DPoP key");
-      }
       const principal = principalOf(verified, () =>
         createHash("sha256").update(token).digest("base64url"),
       );
-      this.remember(token, principal);
-      return principal;
+      return this.remember(token, principal, verified.jkt);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
         return this.challenge(this.required, "invalid_token", error.message);
@@ -211,30 +260,44 @@ class ProtectedResource implements ResourceGuard {
     }
   }
 
-  private remember(token: string, principal: AccessTokenPrincipal): void {
+  private remember(
+    token: string,
+    principal: AccessTokenPrincipal,
+    jkt: string | undefined,
+  ): Cached {
     const now = Date.now();
     const limit =
       this.verifier.maxCacheMs === undefined
         ? Number.POSITIVE_INFINITY
         : now + this.verifier.maxCacheMs;
     const until = Math.min(principal.expiresAt ?? limit, limit);
-    if (!Number.isFinite(until) || until <= now) return;
+    const entry: Cached = { principal, until, jkt };
+    if (!Number.isFinite(until) || until <= now) return entry;
     if (this.cache.size >= this.maxCached) {
       // Map order is insertion order: the first key is the oldest entry.
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }
-    this.cache.set(token, { principal, until });
+    this.cache.set(token, entry);
+    return entry;
   }
 
   private challenge(
     scopes: readonly string[],
-    error?: "invalid_request" | "invalid_token" | "insufficient_scope",
+    error?: ChallengeError,
     description?: string,
   ): Response {
+    const { dpop } = this;
     return challengeResponse({
       resourceMetadata: this.metadataUrl,
       scopes,
+      ...(dpop
+        ? {
+            schemes:
+              dpop.required || error === "invalid_dpop_proof" ? ["DPoP"] : ["Bearer", "DPoP"],
+            dpopAlgorithms: dpop.algorithms,
+          }
+        : {}),
       ...(error ? { error } : {}),
       ...(description ? { description } : {}),
     });
