@@ -8,7 +8,6 @@ import type {
 } from "../protocol/mcp-types.js";
 import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
-import type { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource } from "./subscriptions.js";
@@ -87,8 +86,12 @@ export interface ServerCore {
   /** Adds resultType, caching hints and serverInfo to a modern result. */
   decorateModern(method: string, result: JsonObject): JsonObject;
   reportError(error: Error): void;
-  /** The connection's session closed (called once, before `session.closed` resolves). */
-  connectionClosed(connection: ServerConnection): void;
+  /**
+   * The connection's session closed (called once, before `session.closed` resolves). It is the
+   * ServerConnection that this core made; typed as an object so the core's contract does not
+   * depend on the connection class that depends on it.
+   */
+  connectionClosed(connection: object): void;
   /**
    * Optional, for servers that relay another server (the gateway): a legacy session's
    * logging/setLevel changed its level, or a session that had set one ended. Awaited before

@@ -17,6 +17,7 @@ import {
   type ReplySink,
   statusForError,
 } from "./exchange.js";
+import type { HttpHandlerOptions } from "./handler-options.js";
 import type { HeaderSource } from "./headers.js";
 import { LegacyHandler } from "./legacy/legacy-handler.js";
 import {
@@ -35,7 +36,6 @@ import {
   type RequestView,
   securityFailure,
 } from "./security.js";
-import type { HttpHandlerOptions } from "./server.js";
 import { HttpServerTransport } from "./server-transport.js";
 import { DEFAULT_MAX_BACKLOG_BYTES } from "./sse.js";
 

@@ -28,6 +28,7 @@ import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../..
 import { failureReplyIn, replyIn } from "./answer-reader.js";
 import type { HttpAuthProvider, HttpAuthRequest } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";
+import type { HttpCarrier } from "./carrier.js";
 import {
   CachedLegacyError,
   endpointKey,
@@ -38,69 +39,17 @@ import {
 import { LegacySession } from "./legacy-session.js";
 import { standardHeaders } from "./mcp-headers-out.js";
 import { NodeCarrier } from "./node-carrier.js";
+import type { HeaderSource, HttpClientTransportOptions } from "./options.js";
 import { answerOf, FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
 import { brokenStream, type ReplySink } from "./reply-reader.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SseEndpoint } from "./sse-endpoint.js";
 import { ToolHeaderRegistry } from "./tool-headers.js";
 
+export type { HeaderSource, HttpClientTransportOptions };
+
 const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
 const ACCEPT = "application/json, text/event-stream";
-
-export type HeaderSource =
-  | Record<string, string>
-  | (() => Record<string, string> | Promise<Record<string, string>>);
-
-export interface HttpClientTransportOptions {
-  /**
-   * The fetch to use (proxies, auth wrappers, tests): then every request goes through it.
-   * Default: modern POSTs go over node:http(s) with a keep-alive agent the transport owns
-   * (closed with it); the legacy and HTTP+SSE paths use globalThis.fetch.
-   */
-  fetch?: typeof fetch;
-  /** Without `fetch`: connections the modern POSTs may open at once. Default 256. */
-  maxSockets?: number;
-  /** Extra headers on every HTTP request; MCP headers take precedence. */
-  headers?: HeaderSource;
-  /**
-   * Authorization for every request (`bearerToken(...)` here, or the OAuth client of
-   * `mcpwire/auth`): its headers go on each request, and a 401/403 answer is retried once when
-   * the provider says so.
-   */
-  auth?: HttpAuthProvider;
-  /** Tool name → inputSchema, for `Mcp-Param-*` headers before any tools/list was seen. */
-  toolHeaderSchemas?: Record<string, unknown>;
-  /** `MCP-Protocol-Version` for a modern message whose `_meta` names none. */
-  protocolVersion?: string;
-  /** Dropped tools and other oddities worth a log line. Default: console.warn. */
-  onWarning?: (message: string) => void;
-  /** Flavour per endpoint; shared process-wide by default. */
-  flavourCache?: Map<string, HttpFlavour>;
-  /** Legacy stream reconnection delay when the server gave no `retry`. Default 1000 ms. */
-  reconnectDelayMs?: number;
-  /** Legacy stream reconnection attempts in a row before giving up. Default 5. */
-  maxReconnects?: number;
-}
-
-/** The parts of the transport the legacy and HTTP+SSE helpers use. */
-export interface HttpCarrier {
-  readonly url: URL;
-  readonly options: HttpClientTransportOptions;
-  fetch(url: URL, init: RequestInit): Promise<Response>;
-  baseHeaders(): Promise<Record<string, string>>;
-  deliver(message: JsonRpcMessage): void;
-  readonly sink: ReplySink;
-  readonly isClosed: boolean;
-  warn(message: string): void;
-  /** The channel is gone for good (the HTTP+SSE stream ended). */
-  fail(error: Error): void;
-  failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse>;
-  readReply(
-    request: JsonRpcRequest,
-    response: Response,
-    signal: AbortSignal,
-  ): Promise<JsonRpcResponse | undefined>;
-}
 
 export class HttpClientTransport implements Transport, HttpCarrier {
   readonly url: URL;

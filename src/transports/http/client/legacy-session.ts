@@ -6,7 +6,7 @@
  */
 import { LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from "../../../jsonrpc/types.js";
-import type { HttpCarrier } from "./client-transport.js";
+import type { HttpCarrier } from "./carrier.js";
 import { HttpStatusError } from "./era.js";
 import { brokenStream, readSseReply, type StreamPosition } from "./reply-reader.js";
 

@@ -7,7 +7,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import { parseMessage } from "../../../jsonrpc/classify.js";
 import { LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
-import type { HttpCarrier } from "./client-transport.js";
+import type { HttpCarrier } from "./carrier.js";
 import { HttpStatusError } from "./era.js";
 import { readSse } from "./sse-reader.js";
 
