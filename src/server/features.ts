@@ -22,7 +22,14 @@ import {
   type RequiredClientCapabilities,
   requirementError,
 } from "./required-capabilities.js";
-import { type SchemaSource, toJsonSchema } from "./schema-source.js";
+import {
+  type SchemaInput,
+  type SchemaOutput,
+  type SchemaSource,
+  type StandardParser,
+  standardParser,
+  toJsonSchema,
+} from "./schema-source.js";
 import {
   type CompiledValidator,
   type JsonSchema,
@@ -35,18 +42,31 @@ import { callWithTask, type ToolTaskOptions } from "./tasks/task-call.js";
 import { tasksRequirement } from "./tasks/wire.js";
 import { UriTemplate } from "./uri-template.js";
 
-export type ToolHandler = (
-  args: JsonObject,
-  context: HandlerContext,
-) => CallToolResult | string | Promise<CallToolResult | string>;
+/**
+ * A tool's handler. With schema-library schemas, `args` is the inputSchema's output type
+ * (defaults and transforms applied) and structuredContent the outputSchema's input type.
+ */
+export type ToolHandler<
+  I extends SchemaSource = SchemaSource,
+  O extends SchemaSource = SchemaSource,
+> = (args: SchemaOutput<I>, context: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>;
 
-export interface ToolDefinition extends Omit<Tool, "inputSchema" | "outputSchema"> {
+/** A CallToolResult (structuredContent typed by the outputSchema), or text for a text result. */
+export type ToolReturn<O extends SchemaSource = SchemaSource> =
+  | string
+  | (CallToolResult & { structuredContent?: SchemaInput<O> });
+
+export interface ToolDefinition<
+  I extends SchemaSource = SchemaSource,
+  O extends SchemaSource = SchemaSource,
+> extends Omit<Tool, "inputSchema" | "outputSchema"> {
   /**
-   * JSON Schema (2020-12 unless `$schema` says otherwise), or a schema-library object that
-   * implements Standard JSON Schema (zod 4 and others). Defaults to any object.
+   * JSON Schema (2020-12 unless `$schema` says otherwise), validated with ajv; or a
+   * schema-library object implementing Standard Schema + Standard JSON Schema (zod 4 and
+   * others), published as JSON Schema and validated by the library itself. Defaults to any object.
    */
-  inputSchema?: SchemaSource;
-  outputSchema?: SchemaSource;
+  inputSchema?: I;
+  outputSchema?: O;
 }
 
 export type ReadHandler = (
@@ -114,6 +134,9 @@ interface RegisteredTool {
   scopes: readonly string[] | undefined;
   /** options.task, when the tool can run as a task. */
   task: ToolTaskOptions | undefined;
+  /** The schema library's own validators, for schema-library schemas (else ajv checks). */
+  parseInput: StandardParser | undefined;
+  parseOutput: StandardParser | undefined;
 }
 
 /** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
@@ -169,7 +192,11 @@ export class Features {
     this.prompts = new Registry(() => onChange("prompts"));
   }
 
-  addTool(definition: ToolDefinition, handler: ToolHandler, options: ToolOptions = {}): () => void {
+  addTool<I extends SchemaSource, O extends SchemaSource>(
+    definition: ToolDefinition<I, O>,
+    handler: ToolHandler<I, O>,
+    options: ToolOptions = {},
+  ): () => void {
     if (!TOOL_NAME.test(definition.name)) {
       throw new Error(
         `Invalid tool name ${JSON.stringify(definition.name)}: use 1-128 characters of A-Z a-z 0-9 _ . -`,
@@ -178,9 +205,13 @@ export class Features {
     const { inputSchema, outputSchema, ...rest } = definition;
     const tool: Tool = {
       ...rest,
-      inputSchema: inputSchema ? toJsonSchema(inputSchema, "input") : { type: "object" },
+      inputSchema: inputSchema
+        ? toJsonSchema(inputSchema, "input", `tool ${rest.name}: inputSchema`)
+        : { type: "object" },
     };
-    if (outputSchema) tool.outputSchema = toJsonSchema(outputSchema, "output");
+    if (outputSchema) {
+      tool.outputSchema = toJsonSchema(outputSchema, "output", `tool ${rest.name}: outputSchema`);
+    }
     // Refuse an unusable schema (shape, size, depth, dialect) now, but compile it on the first
     // call: ajv and a first compile were ~70 ms of a server's start-up, before tools/list.
     this.validator.precheck(tool.inputSchema);
@@ -191,7 +222,16 @@ export class Features {
     const scopes = checkScopes(options.scopes, `tool ${tool.name}`);
     const task = checkToolTask(options.task, tool.name);
     if (task?.support === "required") requires = mergeRequirement(requires, tasksRequirement());
-    return this.tools.set(tool.name, { tool, handler, requires, scopes, task });
+    return this.tools.set(tool.name, {
+      tool,
+      // The parsers below make the handler's typed view true at run time.
+      handler: handler as unknown as ToolHandler,
+      requires,
+      scopes,
+      task,
+      parseInput: standardParser(inputSchema, "arguments"),
+      parseOutput: standardParser(outputSchema, "structuredContent"),
+    });
   }
 
   /** Whether any registered tool may run as a task (then the extension is advertised). */
@@ -264,11 +304,15 @@ export class Features {
     if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
     const lacking = requirementError(entry.requires, context.clientCapabilities);
     if (lacking) throw lacking;
-    const args = params.arguments ?? {};
-    const check = this.compiled(name, entry.tool.inputSchema)(args);
-    if (!check.ok) {
-      // Spec: argument validation failures are tool errors the model can see and fix.
-      return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
+    let args: unknown = params.arguments ?? {};
+    // Spec: argument validation failures are tool errors the model can see and fix.
+    if (entry.parseInput) {
+      const parsed = await entry.parseInput(args);
+      if (!parsed.ok) return toolError(`Invalid arguments for tool ${name}: ${parsed.message}`);
+      args = parsed.value;
+    } else {
+      const check = this.compiled(name, entry.tool.inputSchema)(args);
+      if (!check.ok) return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
     }
     const invoke = async (handlerContext: HandlerContext) =>
       this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
@@ -281,8 +325,8 @@ export class Features {
   private checkedResult(
     name: string,
     entry: RegisteredTool,
-    returned: CallToolResult | string,
-  ): JsonObject {
+    returned: ToolReturn,
+  ): JsonObject | Promise<JsonObject> {
     const result: CallToolResult =
       typeof returned === "string" ? { content: [{ type: "text", text: returned }] } : returned;
     if (entry.tool.outputSchema && !result.isError) {
@@ -291,6 +335,7 @@ export class Features {
           `Tool ${name} declares an outputSchema but returned no structuredContent`,
         );
       }
+      if (entry.parseOutput) return this.parsedResult(name, entry.parseOutput, result);
       // Name the value checked: "arguments/…" here sent authors looking at the wrong side.
       const output = this.compiled(name, entry.tool.outputSchema)(
         result.structuredContent,
@@ -303,6 +348,21 @@ export class Features {
       }
     }
     return result as JsonObject;
+  }
+
+  /** The result with structuredContent as the schema library validated and transformed it. */
+  private async parsedResult(
+    name: string,
+    parse: StandardParser,
+    result: CallToolResult,
+  ): Promise<JsonObject> {
+    const parsed = await parse(result.structuredContent);
+    if (!parsed.ok) {
+      throw new InternalError(
+        `Tool ${name} returned structuredContent that does not match its outputSchema: ${parsed.message}`,
+      );
+    }
+    return { ...result, structuredContent: parsed.value } as JsonObject;
   }
 
   /** The tool's validator for `schema`; a schema only ajv can find broken is the server's fault. */

@@ -31,6 +31,7 @@ import {
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
 import { requirementError } from "./required-capabilities.js";
+import type { SchemaSource } from "./schema-source.js";
 import {
   DEFAULT_CACHE_HINTS,
   type LegacySessionView,
@@ -115,7 +116,11 @@ export class McpServer implements ServerCore {
    * Registers a tool; returns a function that removes it (clients are told either way).
    * `options.requiredClientCapabilities` names what a client must have declared to call it.
    */
-  tool(definition: ToolDefinition, handler: ToolHandler, options?: ToolOptions): () => void {
+  tool<I extends SchemaSource = SchemaSource, O extends SchemaSource = SchemaSource>(
+    definition: ToolDefinition<I, O>,
+    handler: ToolHandler<I, O>,
+    options?: ToolOptions,
+  ): () => void {
     const remove = this.features.addTool(definition, handler, options);
     if (options?.task && options.task.support !== "never") {
       this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError);
