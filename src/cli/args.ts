@@ -12,6 +12,9 @@ export interface ParsedArgs {
   command: string[] | undefined;
 }
 
+/** Short spellings of long options, honoured where the verb knows the long one. */
+const SHORT_OPTIONS: Record<string, string> = { "-e": "env" };
+
 /**
  * Reads `[options] [positionals] [-- command…]`. Options may come anywhere before `--`, as
  * `--name value` or `--name=value`; everything after `--` is left untouched, since it is the
@@ -24,7 +27,10 @@ export function parseArgs(argv: readonly string[], spec: Record<string, OptionKi
   const own = separator === -1 ? argv : argv.slice(0, separator);
   const command = separator === -1 ? undefined : argv.slice(separator + 1);
   for (let i = 0; i < own.length; i++) {
-    const arg = own[i]!;
+    let arg = own[i]!;
+    // The one short option, spelled like docker's and mcp-proxy's: -e KEY=VALUE.
+    const long = SHORT_OPTIONS[arg];
+    if (long !== undefined && spec[long] !== undefined) arg = `--${long}`;
     if (!arg.startsWith("--") || arg === "-") {
       if (arg.startsWith("-") && arg.length > 1 && arg !== "-") {
         throw new UsageError(`unknown option ${arg}`);

@@ -15,6 +15,7 @@ resources, resource templates and prompts.
 Targets: http(s)://… (Streamable HTTP), tcp://host:port, unix:/path, -- <command> (stdio)
 Options: --era modern|legacy|auto  --header "K: V" (HTTP, repeatable)  --timeout <ms>
          --json  --verbose (the wire on stderr)
+         -e/--env KEY=VALUE, --env-file <file>, --inherit-env (a stdio server's environment)
 `;
 
 export interface DiscoverReport {

@@ -4,6 +4,7 @@ import { isLoopbackHostname } from "../transports/http/security.js";
 import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
 import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
+import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child-env.js";
 import { UsageError } from "./errors.js";
 import { bearerCheck, gatewayToken } from "./gateway-auth.js";
 import { GatewayServer } from "./gateway-server.js";
@@ -11,7 +12,7 @@ import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 import { logLine } from "./session.js";
 import { onStopSignals } from "./stop-signals.js";
-import { connectionSettings, parseTarget } from "./target.js";
+import { connectionSettings, describeEnvironment, parseTarget } from "./target.js";
 import { writeErrChunk } from "./terminal.js";
 import { WireLogTransport } from "./wire-log.js";
 
@@ -40,6 +41,7 @@ Options:
   --max-uris-per-stream <n>  resource URIs one subscriptions/listen may ask for (default 1000);
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
+${ENV_USAGE}
 
 The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
 clients that only launch subprocesses): MCP on our stdin/stdout, relayed message by message to
@@ -64,6 +66,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     help: "flag",
     stdio: "value",
     header: "list",
+    ...ENV_OPTIONS,
   });
   const { options } = parsed;
   if (options.help === true) {
@@ -99,10 +102,14 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   );
   const verbose = options.verbose === true;
   const [command, ...args] = parsed.command;
+  const childEnv = childEnvSettings(options);
+  if (verbose) logLine(describeEnvironment(childEnv));
 
   const supervised = new SupervisedStdioTransport({
     command: command!,
     args,
+    env: childEnv.env,
+    inheritEnv: childEnv.inheritEnv,
     stderr: "pipe",
     // The child's logs are the operator's logs: keep them, marked as the child's.
     onStderr: (text) => writeErrChunk(prefixLines("[child] ", text)),
@@ -189,8 +196,10 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
 /** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
 function reverseGateway(parsed: ParsedArgs): Promise<number> {
   const { options } = parsed;
-  if (parsed.command !== undefined || options.listen !== undefined) {
-    throw new UsageError("gateway --stdio <url> takes a URL, not --listen or a command after --");
+  if (parsed.command !== undefined || options.listen !== undefined || hasEnvOptions(options)) {
+    throw new UsageError(
+      "gateway --stdio <url> takes a URL, not --listen, --env or a command after --",
+    );
   }
   if (parsed.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);

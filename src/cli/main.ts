@@ -36,6 +36,8 @@ Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, u
          or -- <command> [args…] at the very end (a stdio server the command starts).
 Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable), --timeout <ms>,
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
+Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
+         -e/--env KEY=VALUE (or --env KEY: our own value), --env-file <file>, or --inherit-env.
 Exit codes: 0 ok, 1 failure (or a tool result with isError), 2 usage, 128+signal when stopped
             (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 See mcpwire <verb> --help.

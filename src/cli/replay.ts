@@ -3,6 +3,7 @@ import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/type
 import { printableLine } from "../text/printable.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import { parseArgs } from "./args.js";
+import { childEnvSettings, ENV_OPTIONS, ENV_USAGE } from "./child-env.js";
 import { CliError, UsageError } from "./errors.js";
 import { diffLines, normaliseReply, pretty } from "./reply-diff.js";
 import { exitCodeFor, onStopSignals, type StopSignal } from "./stop-signals.js";
@@ -24,6 +25,7 @@ answer to a server request of the same method. Notifications from the server are
 Options:
   --timeout <ms>   how long to wait for each reply (default 10000)
   --verbose        the server's stderr, and every message, on stderr
+${ENV_USAGE}
 `;
 
 /** What the recording says the client did, and how the server answered each request. */
@@ -36,7 +38,12 @@ interface Script {
 }
 
 export async function runReplay(argv: readonly string[]): Promise<number> {
-  const parsed = parseArgs(argv, { timeout: "value", verbose: "flag", help: "flag" });
+  const parsed = parseArgs(argv, {
+    timeout: "value",
+    verbose: "flag",
+    help: "flag",
+    ...ENV_OPTIONS,
+  });
   const { options } = parsed;
   if (options.help === true) {
     process.stdout.write(REPLAY_USAGE);
@@ -65,6 +72,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
   }
   const script = readScript(text, file);
+  const childEnv = childEnvSettings(options);
   const [command, ...args] = parsed.command;
   const log = (line: string) => {
     if (verbose) writeErr(line);
@@ -75,6 +83,8 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
     args,
     // The same environment allowlist as every other verb: a recording is replayed against a
     // server that need not be trusted with the secrets in our environment.
+    env: childEnv.env,
+    inheritEnv: childEnv.inheritEnv,
     stderr: "pipe",
     onStderr: verbose ? (chunk) => writeErrChunk(chunk) : undefined,
   });

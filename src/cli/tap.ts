@@ -14,6 +14,7 @@ import {
   untrackTree,
 } from "../transports/stdio/process-tree.js";
 import { parseArgs } from "./args.js";
+import { childEnvSettings } from "./child-env.js";
 import { CliError, UsageError } from "./errors.js";
 import { LineSplitter } from "./line-splitter.js";
 import { onStopSignals } from "./stop-signals.js";
@@ -38,10 +39,19 @@ Options:
   --out <file>        where to write the recording (required)
   --hang-ms <ms>      silence after stderr output that counts as a hang (default 5000)
   --quiet             record only, report nothing
+  -e, --env KEY=VALUE, --env-file <file>
+                      variables added to the server's environment (it gets all of ours too)
 `;
 
 export async function runTap(argv: readonly string[]): Promise<number> {
-  const parsed = parseArgs(argv, { out: "value", "hang-ms": "value", quiet: "flag", help: "flag" });
+  const parsed = parseArgs(argv, {
+    out: "value",
+    "hang-ms": "value",
+    quiet: "flag",
+    help: "flag",
+    env: "list",
+    "env-file": "list",
+  });
   const { options } = parsed;
   if (options.help === true) {
     process.stdout.write(TAP_USAGE);
@@ -62,6 +72,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
     throw new UsageError("--hang-ms must be a positive number of milliseconds");
   }
   const quiet = options.quiet === true;
+  const extraEnv = childEnvSettings(options).env;
 
   const recording = await openRecording(out);
   const started = performance.now();
@@ -84,6 +95,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   // Tied to our life (parent-death.ts): a tap killed outright takes the server with it.
   const launch = launchTiedToParent(command!, args, process.env.PATH, undefined);
   const child = spawn(launch.command, launch.args, {
+    env: { ...process.env, ...extraEnv },
     stdio: ["pipe", "pipe", "pipe"],
     detached: spawnsProcessGroups,
     windowsHide: true,

@@ -7,6 +7,7 @@ import { parseSocketTarget, type SocketTarget } from "../transports/socket/targe
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { Transport } from "../transports/transport.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
+import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { CliError, UsageError } from "./errors.js";
 import { inputCapabilities } from "./input-answers.js";
 import { WireLogTransport } from "./wire-log.js";
@@ -15,7 +16,15 @@ import { WireLogTransport } from "./wire-log.js";
 export type Target =
   | { kind: "http"; url: URL }
   | { kind: "socket"; address: SocketTarget; text: string }
-  | { kind: "stdio"; command: string; args: string[] };
+  | {
+      kind: "stdio";
+      command: string;
+      args: string[];
+      /** Added to the allowlisted environment (from -e, --env-file or a config file). */
+      env?: Record<string, string>;
+      inheritEnv?: boolean;
+      cwd?: string;
+    };
 
 /** The options every verb that talks to a server understands. */
 export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
@@ -25,6 +34,7 @@ export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
   json: "flag",
   verbose: "flag",
   help: "flag",
+  ...ENV_OPTIONS,
 };
 
 export interface ConnectionSettings {
@@ -72,10 +82,29 @@ export function parseTarget(text: string | undefined, command: string[] | undefi
 /** Splits a verb's positionals into the target and the verb's own arguments. */
 export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] } {
   if (args.command !== undefined) {
-    return { target: parseTarget(undefined, args.command), rest: args.positionals };
+    return {
+      target: withEnvOptions(parseTarget(undefined, args.command), args),
+      rest: args.positionals,
+    };
   }
   const [first, ...rest] = args.positionals;
-  return { target: parseTarget(first, undefined), rest };
+  return { target: withEnvOptions(parseTarget(first, undefined), args), rest };
+}
+
+/** Adds -e/--env-file/--inherit-env to a stdio target (on top of a config file's env). */
+export function withEnvOptions(target: Target, args: ParsedArgs): Target {
+  if (!hasEnvOptions(args.options)) return target;
+  if (target.kind !== "stdio") {
+    throw new UsageError(
+      "--env, --env-file and --inherit-env are for a stdio server (-- <command>)",
+    );
+  }
+  const { env, inheritEnv } = childEnvSettings(args.options);
+  return {
+    ...target,
+    env: { ...target.env, ...env },
+    inheritEnv: inheritEnv || target.inheritEnv === true,
+  };
 }
 
 export function connectionSettings(options: ParsedArgs["options"]): ConnectionSettings {
@@ -160,6 +189,9 @@ export async function openClient(
           new StdioClientTransport({
             command: target.command,
             args: target.args,
+            env: target.env,
+            inheritEnv: target.inheritEnv,
+            cwd: target.cwd,
             stderr: "pipe",
             // The server's own logs are noise unless the user is looking at the wire.
             onStderr: settings.verbose
@@ -169,6 +201,7 @@ export async function openClient(
         );
     }
   };
+  if (settings.verbose && target.kind === "stdio") options.log(describeEnvironment(target));
   const client = new McpClient({
     clientInfo: { name: "mcpwire-cli", version: "0.1.0" },
     era: settings.era,
@@ -203,4 +236,14 @@ function prefixLines(prefix: string, text: string): string {
     .split("\n")
     .map((line) => prefix + line)
     .join("\n");
+}
+
+/** What --verbose says about a stdio server's environment: names only, values are secrets. */
+export function describeEnvironment(target: {
+  env?: Record<string, string>;
+  inheritEnv?: boolean;
+}): string {
+  const base = target.inheritEnv ? "our whole environment" : "the allowlist";
+  const added = Object.keys(target.env ?? {});
+  return `-- server environment: ${base}${added.length > 0 ? ` + ${added.join(", ")}` : ""}`;
 }
