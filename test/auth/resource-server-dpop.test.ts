@@ -209,3 +209,24 @@ describe("DPoP off", () => {
     }
   });
 });
+
+describe("DPoP from a browser", () => {
+  it("a CORS preflight may ask to send the DPoP header", async () => {
+    const browserFacing = await startProtected({ issuer: as.issuer, dpop: true }, { cors: true });
+    try {
+      const origin = new URL(browserFacing.url).origin;
+      const preflight = await fetch(browserFacing.url, {
+        method: "OPTIONS",
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": "authorization, dpop, content-type",
+        },
+      });
+      assert.equal(preflight.status, 204);
+      assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /\bDPoP\b/);
+    } finally {
+      await browserFacing.close();
+    }
+  });
+});

@@ -129,6 +129,7 @@ const ALLOWED_REQUEST_HEADERS = [
   "Content-Type",
   "Accept",
   "Authorization",
+  "DPoP", // RFC 9449 proofs, for protected endpoints that take DPoP-bound tokens
   HEADER.protocolVersion,
   HEADER.method,
   HEADER.name,

@@ -50,6 +50,9 @@ export function createHttpHandler(
   const guard = endpoint.guard;
   const authenticate = guard ? guard.authenticate.bind(guard) : options.authenticate;
 
+  let extraPaths: readonly string[] = fallback ? [fallback.ssePath, fallback.messagesPath] : [];
+  let extraFor: readonly string[] | undefined;
+
   async function handle(request: Request): Promise<Response> {
     // Only the HTTP+SSE fallback and the guard have paths of their own; the adapter already
     // routed the request.
@@ -123,10 +126,11 @@ export function createHttpHandler(
     },
     // A getter: serveHttp may give the guard its resource URL (and so its paths) after this.
     get extraPaths() {
-      return [
-        ...(fallback ? [fallback.ssePath, fallback.messagesPath] : []),
-        ...(guard?.documentPaths ?? []),
-      ];
+      if (guard && guard.documentPaths !== extraFor) {
+        extraFor = guard.documentPaths;
+        extraPaths = [...extraPaths.slice(0, fallback ? 2 : 0), ...extraFor];
+      }
+      return extraPaths;
     },
     // Graceful: open listen streams get their completion result, handlers a moment to stop.
     close: async () => {
