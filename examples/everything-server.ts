@@ -82,11 +82,17 @@ function urlArgument(flag: string, value: string | undefined): string {
 async function authGuard(args: Args): Promise<ResourceGuard | undefined> {
   if (args.authIssuer === undefined) return undefined;
   const { protectResource } = await import("../src/auth/index.js");
-  const guard = protectResource({
-    issuer: args.authIssuer,
-    ...(args.authResource !== undefined ? { resource: args.authResource } : {}),
-    resourceName: "mcpwire everything server",
-  });
+  let guard: ResourceGuard;
+  try {
+    guard = protectResource({
+      issuer: args.authIssuer,
+      ...(args.authResource !== undefined ? { resource: args.authResource } : {}),
+      resourceName: "mcpwire everything server",
+    });
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.exit(2);
+  }
   const useEndpointUrl = guard.useEndpointUrl?.bind(guard);
   guard.useEndpointUrl = (url) => {
     const bound = new URL(url);

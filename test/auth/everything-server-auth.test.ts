@@ -107,8 +107,9 @@ describe("everything example with --auth-resource", () => {
     }
   });
 
-  it("refuses --auth-resource without --auth-issuer, and a bad URL", async () => {
+  it("refuses --auth-resource without --auth-issuer, a bad URL, and an issuer over plain http off loopback", async () => {
     for (const args of [
+      ["--auth-issuer", "http://as.example"],
       ["--auth-resource", "https://x.example/mcp"],
       ["--auth-issuer", "not a url"],
     ]) {

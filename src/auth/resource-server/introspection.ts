@@ -6,6 +6,7 @@
 import * as oauth from "oauth4webapi";
 import { discoverAuthorizationServer } from "../discovery.js";
 import { AuthHttp } from "../http.js";
+import { checkServerUrl } from "./config-checks.js";
 import { InvalidTokenError, optionalString, scopesFrom } from "./principal.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -33,6 +34,9 @@ export interface IntrospectionOptions {
 
 export function tokenIntrospection(options: IntrospectionOptions): TokenVerifier {
   const { issuer } = options;
+  checkServerUrl("tokenIntrospection: issuer", issuer);
+  if (options.endpoint !== undefined)
+    checkServerUrl("tokenIntrospection: endpoint", options.endpoint);
   const http = new AuthHttp(options.fetch, options.timeoutMs ?? 5_000);
   const client: oauth.Client = { client_id: options.clientId };
   const auth =

@@ -8,6 +8,7 @@ import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } f
 import { assertSecureUrl } from "../../transports/http/client/auth.js";
 import { discoverAuthorizationServer } from "../discovery.js";
 import { AuthHttp } from "../http.js";
+import { checkServerUrl } from "./config-checks.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -50,6 +51,8 @@ const ASYMMETRIC = [
 
 export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
   const { issuer } = options;
+  checkServerUrl("jwtAccessTokens: issuer", issuer);
+  if (options.jwksUri !== undefined) checkServerUrl("jwtAccessTokens: jwksUri", options.jwksUri);
   const timeoutMs = options.timeoutMs ?? 5_000;
   const algorithms = options.algorithms ?? ASYMMETRIC;
   const types = new Set((options.acceptedTypes ?? ["at+jwt"]).map(normalizeType));

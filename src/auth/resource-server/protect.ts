@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
 import { type ChallengeError, challengeResponse, unavailableResponse } from "./challenge.js";
+import { checkServerUrl } from "./config-checks.js";
 import { DpopChecker, type DpopOptions, InvalidProofError } from "./dpop.js";
 import { jwtAccessTokens } from "./jwt-verifier.js";
 import { type AccessTokenPrincipal, InvalidTokenError, principalOf } from "./principal.js";
@@ -88,6 +89,8 @@ class ProtectedResource implements ResourceGuard {
     if (this.servers.length === 0) {
       throw new Error("protectResource: name the issuer (or authorizationServers)");
     }
+    for (const server of this.servers)
+      checkServerUrl("protectResource: authorization server", server);
     if (!options.verifier && !options.issuer) {
       throw new Error(
         "protectResource: without a verifier, issuer is required (its JWKS checks tokens)",
@@ -108,6 +111,8 @@ class ProtectedResource implements ResourceGuard {
   }
 
   private setResource(resource: string): void {
+    if (!URL.canParse(resource))
+      throw new Error("protectResource: resource must be an absolute URL");
     const url = new URL(resource);
     if (url.hash !== "" || resource.includes("#")) {
       throw new Error("protectResource: the resource URL must not have a fragment (RFC 8707)");
