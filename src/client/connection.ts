@@ -25,6 +25,7 @@ import { completeResult } from "./results.js";
 import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
 import type { Subscription } from "./subscription.js";
 import { SubscriptionRegistry } from "./subscriptions.js";
+import { awaitTask, ClientTasks, TASKS_EXTENSION } from "./tasks.js";
 import type {
   CallOptions,
   ClientDiscoverResult,
@@ -44,6 +45,7 @@ const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 export class ClientConnection {
   private readonly options: McpClientOptions;
   private readonly capabilities: ClientCapabilities;
+  private readonly modernCapabilities: ClientCapabilities;
   private readonly cache: ResultCache | undefined;
   private session: Session | undefined;
   /** The transport under `session`, asked which credentials a request carries. */
@@ -58,6 +60,8 @@ export class ClientConnection {
   private resumeGate: { resolve(): void; reject(error: Error): void } | undefined;
   /** Subscriptions opened by listen(), both eras. */
   protected readonly listens: SubscriptionRegistry;
+  /** tasks/get, tasks/update and tasks/cancel (the tasks extension). */
+  readonly tasks: ClientTasks;
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -75,6 +79,16 @@ export class ClientConnection {
       explicitUris: () => this.subscriptions,
     });
     this.capabilities = options.capabilities ?? capabilitiesFromHandlers(options.handlers ?? {});
+    // Modern requests declare the tasks extension (callTool drives tasks to their end). Not
+    // in a legacy initialize: the extension belongs to 2026-07-28, and older servers have
+    // their own, different tasks.
+    this.modernCapabilities =
+      options.capabilities === undefined && options.tasks !== false
+        ? { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } }
+        : this.capabilities;
+    this.tasks = new ClientTasks((method, params, signal) =>
+      this.request(method, params, signal ? { signal } : {}),
+    );
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.logLevel = options.logLevel;
   }
@@ -142,7 +156,7 @@ export class ClientConnection {
     await this.ready;
     const session = this.requireSession();
     const state = this.requireState();
-    const { _meta: extraMeta, ...requestOptions } = options;
+    const { _meta: extraMeta, returnTaskHandle, onTaskStatus, ...requestOptions } = options;
     const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
     let partition: string | undefined;
     if (useCache) {
@@ -176,6 +190,15 @@ export class ClientConnection {
         send: (retryParams) =>
           session.request(method, this.wireParams(retryParams, extraMeta), requestOptions),
       }));
+    }
+    if (result.resultType === "task" && method === "tools/call") {
+      if (returnTaskHandle) return result;
+      result = await awaitTask(result, this.tasks, {
+        handlers: this.options.handlers ?? {},
+        signal: requestOptions.signal,
+        onStatus: onTaskStatus,
+      });
+      retried = true; // a task's result is never served again from a cache
     }
     const complete = completeResult(state.era, method, result);
     // A retry's result depends on answers given once; it is never served again from a cache.
@@ -355,7 +378,7 @@ export class ClientConnection {
     const meta = modernMeta({
       protocolVersion: version,
       clientInfo: this.options.clientInfo,
-      capabilities: this.capabilities,
+      capabilities: this.modernCapabilities,
       logLevel: this.logLevel,
     });
     return session.request("server/discover", { _meta: meta }, options);
@@ -372,7 +395,7 @@ export class ClientConnection {
     const base = modernMeta({
       protocolVersion: state.protocolVersion,
       clientInfo: this.options.clientInfo,
-      capabilities: this.capabilities,
+      capabilities: this.modernCapabilities,
       logLevel: this.logLevel,
     });
     return withMeta(params, base, extraMeta);

@@ -24,4 +24,5 @@ export {
   type SubscriptionNotification,
 } from "./subscription.js";
 export { type SubscriptionChannel, SubscriptionRegistry } from "./subscriptions.js";
+export { awaitTask, ClientTasks, TaskCancelledError } from "./tasks.js";
 export type * from "./types.js";

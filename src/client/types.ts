@@ -80,6 +80,11 @@ export interface McpClientOptions {
   cache?: boolean;
   /** Most input_required rounds answered for one call before it fails (default 8). */
   maxInputRounds?: number;
+  /**
+   * Declare the tasks extension (default true, when `capabilities` is not given): tool calls
+   * the server turns into tasks are then polled to their end by callTool.
+   */
+  tasks?: boolean;
 }
 
 export interface ConnectOptions {
@@ -90,6 +95,13 @@ export interface ConnectOptions {
 export interface CallOptions extends RequestOptions {
   /** Extra `_meta` for the request (merged with the protocol fields). */
   _meta?: JsonObject;
+  /**
+   * tools/call answered with a task (the tasks extension): true returns the CreateTaskResult
+   * as it came (drive it with client.tasks); by default the call waits for the final result.
+   */
+  returnTaskHandle?: boolean;
+  /** Each status of a task the call waits for (working, input_required, ...). */
+  onTaskStatus?: (task: JsonObject) => void;
 }
 
 /** Caching hints a modern server attaches to list/read/discover results. */

@@ -1,0 +1,127 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcErrorObject } from "../jsonrpc/types.js";
+import { answerInputRequests } from "./mrtr.js";
+import { InvalidResultError } from "./results.js";
+import type { ClientHandlers } from "./types.js";
+
+/** The tasks extension's identifier (io.modelcontextprotocol/tasks). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** When a server gives no pollIntervalMs; and the least we wait, whatever it says. */
+const DEFAULT_POLL_MS = 1000;
+const MIN_POLL_MS = 10;
+
+type Send = (method: string, params: JsonObject, signal?: AbortSignal) => Promise<JsonObject>;
+
+/** A task that ended cancelled (by this client, another, or the server). */
+export class TaskCancelledError extends Error {
+  override name = "TaskCancelledError";
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} was cancelled`);
+  }
+}
+
+/** `client.tasks`: the extension's methods, for apps that keep a task handle themselves. */
+export class ClientTasks {
+  constructor(private readonly send: Send) {}
+
+  /** tasks/get: the task now (with inputRequests, result or error for its status). */
+  get(taskId: string, signal?: AbortSignal): Promise<JsonObject> {
+    return this.send("tasks/get", { taskId }, signal);
+  }
+
+  /** tasks/update: answers to some or all of the task's outstanding inputRequests. */
+  async update(taskId: string, inputResponses: JsonObject, signal?: AbortSignal): Promise<void> {
+    await this.send("tasks/update", { taskId, inputResponses }, signal);
+  }
+
+  /** tasks/cancel: asks the server to stop the task (cooperative; see tasks.md). */
+  async cancel(taskId: string, signal?: AbortSignal): Promise<void> {
+    await this.send("tasks/cancel", { taskId }, signal);
+  }
+}
+
+export interface TaskWait {
+  handlers: ClientHandlers;
+  signal?: AbortSignal;
+  /** Every status seen while waiting (the CLI shows them as progress). */
+  onStatus?: (task: JsonObject) => void;
+}
+
+/**
+ * Drives a CreateTaskResult to its end, as callTool does by default: polls tasks/get at the
+ * server's pollIntervalMs, answers new inputRequests through the client's handlers (each key
+ * once), and returns the tool's result. A failed task throws its JSON-RPC error; an abort of
+ * the caller's signal cancels the task on the server before it rejects.
+ */
+export async function awaitTask(
+  created: JsonObject,
+  tasks: ClientTasks,
+  wait: TaskWait,
+): Promise<JsonObject> {
+  const taskId = created.taskId;
+  if (typeof taskId !== "string" || taskId === "") {
+    throw new InvalidResultError("tools/call", created, "a CreateTaskResult needs a taskId");
+  }
+  const { signal } = wait;
+  const answered = new Set<string>();
+  let task = created;
+  try {
+    for (;;) {
+      wait.onStatus?.(task);
+      switch (task.status) {
+        case "completed":
+          if (!isPlainObject(task.result)) {
+            throw new InvalidResultError("tasks/get", task, "a completed task needs a result");
+          }
+          return task.result;
+        case "failed":
+          throw isPlainObject(task.error)
+            ? JsonRpcError.fromObject(task.error as unknown as JsonRpcErrorObject)
+            : new InvalidResultError("tasks/get", task, "a failed task needs an error");
+        case "cancelled":
+          throw new TaskCancelledError(taskId);
+        case "input_required":
+          await answerNew(task, tasks, wait, answered);
+          break;
+      }
+      const interval =
+        typeof task.pollIntervalMs === "number" ? task.pollIntervalMs : DEFAULT_POLL_MS;
+      await delay(Math.max(MIN_POLL_MS, interval), undefined, { signal });
+      task = await tasks.get(taskId, signal);
+    }
+  } catch (error) {
+    if (signal?.aborted) {
+      // The caller gave up: so should the server (best effort; the reply does not matter).
+      await tasks.cancel(taskId).catch(() => {});
+      throw new LocalError("aborted", `the call was aborted; task ${taskId} was cancelled`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Answers the inputRequests not answered before (a poll repeats outstanding ones). */
+async function answerNew(
+  task: JsonObject,
+  tasks: ClientTasks,
+  wait: TaskWait,
+  answered: Set<string>,
+): Promise<void> {
+  if (!isPlainObject(task.inputRequests)) return;
+  const fresh: JsonObject = {};
+  for (const [key, request] of Object.entries(task.inputRequests)) {
+    if (!answered.has(key)) fresh[key] = request;
+  }
+  if (Object.keys(fresh).length === 0) return;
+  const responses = await answerInputRequests(
+    "tools/call",
+    { inputRequests: fresh },
+    wait.handlers,
+    wait.signal,
+  );
+  await tasks.update(task.taskId as string, responses, wait.signal);
+  for (const key of Object.keys(responses)) answered.add(key);
+}
