@@ -12,7 +12,8 @@ export const DISCOVER_USAGE = `Usage: mcpwire discover <target> [options]
 Shows the server's era, protocol versions, identity, capabilities, instructions, tools,
 resources, resource templates and prompts.
 
-Targets: http(s)://… (Streamable HTTP), tcp://host:port, unix:/path, -- <command> (stdio)
+Targets: http(s)://… (Streamable HTTP), tcp://host:port, unix:/path, -- <command> (stdio),
+         or --server <name> from --config <file> (default ./.mcp.json)
 Options: --era modern|legacy|auto  --header "K: V" (HTTP, repeatable)  --timeout <ms>
          --json  --verbose (the wire on stderr)
          -e/--env KEY=VALUE, --env-file <file>, --inherit-env (a stdio server's environment)

@@ -12,7 +12,7 @@ import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 import { logLine } from "./session.js";
 import { onStopSignals } from "./stop-signals.js";
-import { connectionSettings, describeEnvironment, parseTarget } from "./target.js";
+import { configTarget, connectionSettings, describeEnvironment, parseTarget } from "./target.js";
 import { writeErrChunk } from "./terminal.js";
 import { WireLogTransport } from "./wire-log.js";
 
@@ -41,6 +41,7 @@ Options:
   --max-uris-per-stream <n>  resource URIs one subscriptions/listen may ask for (default 1000);
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
+  --config <file> --server <name>  the child from an MCP config file instead of -- <command>
 ${ENV_USAGE}
 
 The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
@@ -66,6 +67,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     help: "flag",
     stdio: "value",
     header: "list",
+    config: "value",
+    server: "value",
     ...ENV_OPTIONS,
   });
   const { options } = parsed;
@@ -74,9 +77,10 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (options.stdio !== undefined) return reverseGateway(parsed);
-  if (parsed.command === undefined) {
+  const fromConfig = configuredChild(parsed);
+  if (parsed.command === undefined && fromConfig === undefined) {
     throw new UsageError(
-      "gateway needs the server's command after --: mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
+      "gateway needs the server's command after -- (or --server <name>): mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
     );
   }
   if (parsed.positionals.length > 0) {
@@ -101,8 +105,14 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     options["token-file"] as string | undefined,
   );
   const verbose = options.verbose === true;
-  const [command, ...args] = parsed.command;
-  const childEnv = childEnvSettings(options);
+  const [command, ...args] = fromConfig
+    ? [fromConfig.command, ...fromConfig.args]
+    : parsed.command!;
+  const flagEnv = childEnvSettings(options);
+  const childEnv = {
+    env: { ...fromConfig?.env, ...flagEnv.env },
+    inheritEnv: flagEnv.inheritEnv,
+  };
   if (verbose) logLine(describeEnvironment(childEnv));
 
   const supervised = new SupervisedStdioTransport({
@@ -110,6 +120,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     args,
     env: childEnv.env,
     inheritEnv: childEnv.inheritEnv,
+    cwd: fromConfig?.cwd,
     stderr: "pipe",
     // The child's logs are the operator's logs: keep them, marked as the child's.
     onStderr: (text) => writeErrChunk(prefixLines("[child] ", text)),
@@ -193,10 +204,29 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   return reason.startsWith("child lost") ? 1 : 0;
 }
 
+/** The stdio server `--server NAME` picks from `--config FILE`, if asked. */
+function configuredChild(parsed: ParsedArgs) {
+  const { options } = parsed;
+  if (options.server === undefined && options.config === undefined) return undefined;
+  if (parsed.command !== undefined) {
+    throw new UsageError("give the server either with --server/--config or after --, not both");
+  }
+  const target = configTarget(options);
+  if (target.kind !== "stdio") {
+    throw new UsageError("the gateway serves a stdio server: that --server entry has a URL");
+  }
+  return target;
+}
+
 /** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
 function reverseGateway(parsed: ParsedArgs): Promise<number> {
   const { options } = parsed;
-  if (parsed.command !== undefined || options.listen !== undefined || hasEnvOptions(options)) {
+  if (
+    parsed.command !== undefined ||
+    options.listen !== undefined ||
+    options.server !== undefined ||
+    hasEnvOptions(options)
+  ) {
     throw new UsageError(
       "gateway --stdio <url> takes a URL, not --listen, --env or a command after --",
     );

@@ -8,6 +8,7 @@ import { runPrompt } from "./prompt.js";
 import { runRaw } from "./raw.js";
 import { runRead } from "./read.js";
 import { runReplay } from "./replay.js";
+import { runServers } from "./servers.js";
 import { explain } from "./session.js";
 import { runShell } from "./shell.js";
 import { runTap } from "./tap.js";
@@ -30,10 +31,12 @@ Usage:
   mcpwire gateway --stdio <url>                  offer an HTTP server as a stdio server (stdin/stdout)
   mcpwire tap --out <file> -- <command…>         transparent stdio proxy: record, flag violations
   mcpwire replay <file> -- <command…>            replay a tap recording, diff the replies
+  mcpwire servers [--config <file>]              list the servers of an MCP config file
   mcpwire --version | --help
 
 Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
-         or -- <command> [args…] at the very end (a stdio server the command starts).
+         or -- <command> [args…] at the very end (a stdio server the command starts),
+         or --server <name> from --config <file> (default ./.mcp.json; "mcpServers" or "servers").
 Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable), --timeout <ms>,
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
 Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
@@ -53,6 +56,7 @@ const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   gateway: runGateway,
   tap: runTap,
   replay: runReplay,
+  servers: runServers,
 };
 
 function version(): string {

@@ -1,20 +1,30 @@
 import { McpClient } from "../client/mcp-client.js";
 import type { ClientHandlers } from "../client/types.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { printableLine } from "../text/printable.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
+import { endpointKey } from "../transports/http/client/era.js";
 import { connectSocket } from "../transports/socket/client.js";
 import { parseSocketTarget, type SocketTarget } from "../transports/socket/target.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { Transport } from "../transports/transport.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
+import { DEFAULT_CONFIG, findServer, readServerConfig, type ServerEntry } from "./config-file.js";
 import { CliError, UsageError } from "./errors.js";
 import { inputCapabilities } from "./input-answers.js";
 import { WireLogTransport } from "./wire-log.js";
 
 /** Where a verb finds its server. */
 export type Target =
-  | { kind: "http"; url: URL }
+  | {
+      kind: "http";
+      url: URL;
+      /** From a config file; --header wins over them. */
+      headers?: Record<string, string>;
+      /** A config file's `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, legacy era. */
+      sse?: boolean;
+    }
   | { kind: "socket"; address: SocketTarget; text: string }
   | {
       kind: "stdio";
@@ -34,6 +44,8 @@ export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
   json: "flag",
   verbose: "flag",
   help: "flag",
+  config: "value",
+  server: "value",
   ...ENV_OPTIONS,
 };
 
@@ -81,6 +93,12 @@ export function parseTarget(text: string | undefined, command: string[] | undefi
 
 /** Splits a verb's positionals into the target and the verb's own arguments. */
 export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] } {
+  if (args.options.server !== undefined || args.options.config !== undefined) {
+    if (args.command !== undefined) {
+      throw new UsageError("give the server either with --server/--config or after --, not both");
+    }
+    return { target: withEnvOptions(configTarget(args.options), args), rest: args.positionals };
+  }
   if (args.command !== undefined) {
     return {
       target: withEnvOptions(parseTarget(undefined, args.command), args),
@@ -89,6 +107,27 @@ export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] 
   }
   const [first, ...rest] = args.positionals;
   return { target: withEnvOptions(parseTarget(first, undefined), args), rest };
+}
+
+/** The target `--server NAME` names in `--config FILE` (default ./.mcp.json). */
+export function configTarget(options: ParsedArgs["options"]): Target {
+  const path = (options.config as string | undefined) ?? DEFAULT_CONFIG;
+  const entries = readServerConfig(path);
+  const name = options.server as string | undefined;
+  let entry: ServerEntry;
+  if (name !== undefined) entry = findServer(entries, name, path);
+  else if (entries.length === 1) entry = entries[0]!;
+  else {
+    const known = entries.map((item) => printableLine(item.name)).join(", ");
+    throw new UsageError(
+      `${printableLine(path)} has several servers: pick one with --server (${known})`,
+    );
+  }
+  if (entry.kind === "stdio") {
+    const { command, args, env, cwd } = entry;
+    return { kind: "stdio", command, args, env, cwd };
+  }
+  return { kind: "http", url: entry.url, headers: entry.headers, sse: entry.kind === "sse" };
 }
 
 /** Adds -e/--env-file/--inherit-env to a stdio target (on top of a config file's env). */
@@ -176,7 +215,9 @@ export async function openClient(
       case "http":
         return wrap(
           new HttpClientTransport(target.url, {
-            headers: settings.headers,
+            headers: { ...target.headers, ...settings.headers },
+            // An "sse" entry goes straight to the old transport instead of probing first.
+            flavourCache: target.sse ? new Map([[endpointKey(target.url), "sse"]]) : undefined,
             onWarning: (message) => options.log(`warning: ${message}`),
           }),
         );
@@ -204,7 +245,7 @@ export async function openClient(
   if (settings.verbose && target.kind === "stdio") options.log(describeEnvironment(target));
   const client = new McpClient({
     clientInfo: { name: "mcpwire-cli", version: "0.1.0" },
-    era: settings.era,
+    era: settings.era === "auto" && target.kind === "http" && target.sse ? "legacy" : settings.era,
     requestTimeoutMs: settings.timeoutMs,
     probeTimeoutMs:
       settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
