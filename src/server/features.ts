@@ -89,6 +89,11 @@ export type Completer = (
 export interface ResourceOptions {
   /** Caching hint for reads of this resource; overrides the server default. */
   cache?: CacheHint;
+  /**
+   * OAuth scopes a caller's access token must carry to read (or subscribe to) it; enforced
+   * like ToolOptions.scopes.
+   */
+  scopes?: readonly string[];
 }
 
 export interface TemplateOptions extends ResourceOptions {
@@ -102,6 +107,8 @@ export type PromptHandler = (
 
 export interface PromptOptions {
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller's access token must carry to get it; enforced like ToolOptions.scopes. */
+  scopes?: readonly string[];
 }
 
 export interface ToolOptions {
@@ -141,6 +148,10 @@ interface RegisteredTool {
 
 /** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+function scopesOrNone(scopes: readonly string[] | undefined): readonly string[] | undefined {
+  return scopes !== undefined && scopes.length > 0 ? scopes : undefined;
+}
 
 function checkScopes(scopes: unknown, where: string): readonly string[] | undefined {
   if (scopes === undefined) return undefined;
@@ -241,6 +252,7 @@ export class Features {
   }
 
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
+    checkScopes(options.scopes, `resource ${JSON.stringify(resource.uri)}`);
     if (options.cache !== undefined) {
       checkCacheHint(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
     }
@@ -252,6 +264,7 @@ export class Features {
     read: TemplateReadHandler,
     options: TemplateOptions = {},
   ): () => void {
+    checkScopes(options.scopes, `resource template ${JSON.stringify(template.uriTemplate)}`);
     if (options.cache !== undefined) {
       checkCacheHint(
         options.cache,
@@ -263,6 +276,7 @@ export class Features {
   }
 
   addPrompt(prompt: Prompt, handler: PromptHandler, options: PromptOptions = {}): () => void {
+    checkScopes(options.scopes, `prompt ${prompt.name}`);
     return this.prompts.set(prompt.name, { prompt, handler, options });
   }
 
@@ -373,6 +387,30 @@ export class Features {
       if (!(error instanceof SchemaError)) throw error;
       throw new InternalError(`Tool ${name} has an unusable schema: ${error.message}`);
     }
+  }
+
+  /**
+   * The OAuth scopes registered for the target of a request (the called tool, the prompt, the
+   * resource read or subscribed to, directly or through its template), if any.
+   */
+  targetScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+    if (method === "tools/call") {
+      return typeof params?.name === "string" ? this.tools.get(params.name)?.scopes : undefined;
+    }
+    if (method === "prompts/get") {
+      return typeof params?.name === "string"
+        ? this.prompts.get(params.name)?.options.scopes
+        : undefined;
+    }
+    if (method !== "resources/read" && method !== "resources/subscribe") return undefined;
+    const uri = params?.uri;
+    if (typeof uri !== "string") return undefined;
+    const direct = this.resources.get(uri);
+    if (direct) return scopesOrNone(direct.options.scopes);
+    for (const entry of this.templates.values()) {
+      if (entry.matcher.match(uri)) return scopesOrNone(entry.options.scopes);
+    }
+    return undefined;
   }
 
   /** Returns the result and the caching hint that applies to it, if the resource set one. */

@@ -344,9 +344,12 @@ export class McpServer implements ServerCore {
     for (const listener of this.changeListeners) listener(event.kind);
   }
 
-  /** The OAuth scopes a tool was registered as needing (ToolOptions.scopes), if any. */
-  toolScopes(name: string): readonly string[] | undefined {
-    return this.features.tools.get(name)?.scopes;
+  /**
+   * The OAuth scopes the target of a request was registered as needing (the `scopes` option of
+   * a tool, prompt, resource or resource template), if any; the HTTP binding checks them.
+   */
+  targetScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
+    return this.features.targetScopes(method, params);
   }
 
   /** A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */

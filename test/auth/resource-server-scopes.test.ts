@@ -225,3 +225,61 @@ describe("registration", () => {
     );
   });
 });
+
+describe("prompts' and resources' scopes", () => {
+  let rs: Protected;
+  before(async () => {
+    rs = await startProtected({ issuer: as.issuer });
+    rs.mcp.prompt({ name: "secret_prompt" }, () => ({ messages: [] }), {
+      scopes: ["prompts:secret"],
+    });
+    rs.mcp.resource({ uri: "mem://vault", name: "vault" }, (uri) => [{ uri, text: "gold" }], {
+      scopes: ["vault:read"],
+    });
+    rs.mcp.resource({ uri: "mem://open", name: "open" }, (uri) => [{ uri, text: "hi" }]);
+    rs.mcp.resourceTemplate(
+      { uriTemplate: "mem://files/{name}", name: "files" },
+      (uri) => [{ uri, text: "file" }],
+      { scopes: ["files:read"] },
+    );
+  });
+  after(() => rs.close());
+
+  const send = async (token: string, method: string, params: Record<string, unknown>) => {
+    const body = request(method, params);
+    return fetch(rs.url, {
+      method: "POST",
+      headers: { ...mcpHeaders(body), Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+  };
+
+  it("a prompt, a resource and a templated resource need the scopes registered with them", async () => {
+    const token = await as.mint(rs.url, { claims: { scope: "other" } });
+    assertInsufficient(
+      await send(token, "prompts/get", { name: "secret_prompt" }),
+      "prompts:secret",
+      rs.url,
+    );
+    assertInsufficient(
+      await send(token, "resources/read", { uri: "mem://vault" }),
+      "vault:read",
+      rs.url,
+    );
+    assertInsufficient(
+      await send(token, "resources/read", { uri: "mem://files/a.txt" }),
+      "files:read",
+      rs.url,
+    );
+    assert.equal((await send(token, "resources/read", { uri: "mem://open" })).status, 200);
+  });
+
+  it("a token with them gets them", async () => {
+    const token = await as.mint(rs.url, {
+      claims: { scope: "prompts:secret vault:read files:read" },
+    });
+    assert.equal((await send(token, "prompts/get", { name: "secret_prompt" })).status, 200);
+    const read = await send(token, "resources/read", { uri: "mem://files/a.txt" });
+    assert.equal((await json(read)).result.contents[0].text, "file");
+  });
+});

@@ -178,12 +178,12 @@ export class HttpEndpoint {
 
   /**
    * The guard's 403 when the principal lacks a scope the request needs (the method's, or the
-   * called tool's), checked before anything is served, in either era; undefined when allowed.
+   * one registered for its tool, prompt or resource), checked before anything is served, in
+   * either era; undefined when allowed.
    */
   scopeRefusal(principal: unknown, message: JsonRpcMessage): Response | undefined {
     if (!this.guard || !("method" in message) || !("id" in message)) return undefined;
-    const name = message.method === "tools/call" ? message.params?.name : undefined;
-    const scopes = typeof name === "string" ? this.server.toolScopes(name) : undefined;
+    const scopes = this.server.targetScopes(message.method, message.params);
     return this.guard.authorize(principal, message.method, scopes);
   }
 
