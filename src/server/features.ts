@@ -36,6 +36,7 @@ import {
   SchemaError,
   SchemaValidator,
 } from "./schema-validator.js";
+import { checkScopes, scopesOrNone } from "./scopes.js";
 import type { TaskManager } from "./tasks/manager.js";
 import { checkTaskTimes } from "./tasks/manager.js";
 import { callWithTask, type ToolTaskOptions } from "./tasks/task-call.js";
@@ -146,23 +147,6 @@ interface RegisteredTool {
   parseOutput: StandardParser | undefined;
 }
 
-/** RFC 6749 §3.3 scope-token: printable ASCII but space, `"` and `\`. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
-function scopesOrNone(scopes: readonly string[] | undefined): readonly string[] | undefined {
-  return scopes !== undefined && scopes.length > 0 ? scopes : undefined;
-}
-
-function checkScopes(scopes: unknown, where: string): readonly string[] | undefined {
-  if (scopes === undefined) return undefined;
-  if (
-    !Array.isArray(scopes) ||
-    !scopes.every((s) => typeof s === "string" && SCOPE_TOKEN.test(s))
-  ) {
-    throw new Error(`${where}: scopes must be an array of scope tokens (no spaces or quotes)`);
-  }
-  return scopes.length > 0 ? [...scopes] : undefined;
-}
 interface RegisteredResource {
   resource: Resource;
   read: ReadHandler;
