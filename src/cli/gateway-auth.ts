@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { ResourceGuard } from "../transports/http/resource-guard.js";
 import { CliError, UsageError } from "./errors.js";
 
 /** The token the gateway requires, or undefined when it requires none. */
@@ -56,4 +57,31 @@ export function bearerCheck(token: string): (request: Request) => unknown {
 
 function digest(text: string): Buffer {
   return createHash("sha256").update(text).digest();
+}
+
+/**
+ * The guard for --auth-issuer: the gateway as an OAuth protected resource taking that issuer's
+ * JWT access tokens. mcpwire/auth (and jose) load only then. Beyond loopback the resource URL
+ * must be given: the address the gateway binds (0.0.0.0, say) is not what clients reach.
+ */
+export async function gatewayGuard(
+  issuer: string | undefined,
+  resource: string | undefined,
+  loopback: boolean,
+): Promise<ResourceGuard | undefined> {
+  if (issuer === undefined) {
+    if (resource !== undefined) throw new UsageError("--auth-resource needs --auth-issuer");
+    return undefined;
+  }
+  if (resource === undefined && !loopback) {
+    throw new UsageError(
+      "--auth-issuer beyond loopback needs --auth-resource <the URL clients use, e.g. https://mcp.example.com/mcp>",
+    );
+  }
+  const { protectResource } = await import("../auth/index.js");
+  try {
+    return protectResource({ issuer, ...(resource !== undefined ? { resource } : {}) });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }

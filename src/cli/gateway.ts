@@ -6,7 +6,7 @@ import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child-env.js";
 import { UsageError } from "./errors.js";
-import { bearerCheck, gatewayToken } from "./gateway-auth.js";
+import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
@@ -32,6 +32,10 @@ Options:
   --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
                            --token-file or MCPWIRE_GATEWAY_TOKEN)
   --token-file <path>      the same, the secret read from a file
+  --auth-issuer <url>      be an OAuth protected resource instead: take JWT access tokens from this
+                           issuer (checked with its JWKS), serve the metadata naming it
+  --auth-resource <url>    the URL clients use, the audience tokens must name (default: the URL
+                           listened on; required beyond loopback)
   --cors                   answer browser preflights (CORS) for the allowed origins (by default
                            only the gateway's own origin: give --allowed-origin for your app)
   --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
@@ -57,6 +61,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     path: "value",
     token: "value",
     "token-file": "value",
+    "auth-issuer": "value",
+    "auth-resource": "value",
     cors: "flag",
     "allowed-host": "list",
     "allowed-origin": "list",
@@ -103,6 +109,17 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   const token = gatewayToken(
     options.token as string | undefined,
     options["token-file"] as string | undefined,
+  );
+  const issuer = options["auth-issuer"] as string | undefined;
+  if (issuer !== undefined && token !== undefined) {
+    throw new UsageError(
+      "--auth-issuer and a gateway token (--token, --token-file, MCPWIRE_GATEWAY_TOKEN) exclude each other",
+    );
+  }
+  const auth = await gatewayGuard(
+    issuer,
+    options["auth-resource"] as string | undefined,
+    isLoopbackHostname(host) || host === "::1",
   );
   const verbose = options.verbose === true;
   const [command, ...args] = fromConfig
@@ -176,11 +193,11 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     allowedOrigins:
       (options["allowed-origin"] as string[] | undefined) ??
       (options.cors === true ? "same-origin" : undefined),
-    authenticate: token === undefined ? undefined : bearerCheck(token),
+    ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
   });
   if (!isLoopbackHostname(host) && host !== "::1") {
     logLine(
-      `mcpwire gateway: warning: listening on ${host}, beyond this machine${token ? "" : ", without --token"}`,
+      `mcpwire gateway: warning: listening on ${host}, beyond this machine${token || auth ? "" : ", without --token"}`,
     );
   }
   logLine(`child running (pid ${supervised.pid})`);
