@@ -8,7 +8,8 @@ import { expectArgs, requestOptions, runWithClient } from "./session.js";
 export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
        mcpwire call <tool> [json-args] [options] -- <command> [args…]
 
-Calls a tool and prints its result; exits 1 when the result has isError.
+Calls a tool and prints its result; exits 1 when the result has isError. A call the server
+turns into a task is followed to its end (its status on stderr; Ctrl-C cancels the task).
 Example: mcpwire call echo '{"text":"hi"}' -- node dist/examples/stdio-server.js
 ${INPUT_USAGE}`;
 
@@ -17,7 +18,10 @@ export function runCall(argv: readonly string[]): Promise<number> {
     expectArgs(context.args, 1, 2, "mcpwire call <target> <tool> [json-args]");
     const [name, json] = context.args as [string, string | undefined];
     const args = parseJsonObject(json, "tool arguments") as JsonObject | undefined;
-    const result = await context.client.callTool(name, args, requestOptions(context));
+    const result = await context.client.callTool(name, args, {
+      ...requestOptions(context),
+      onTaskStatus: context.progress.taskStatus,
+    });
     context.progress.done();
     if (context.settings.json) printJson(result);
     else printText(renderCallResult(result as unknown as JsonObject));

@@ -12,6 +12,7 @@ import { runServers } from "./servers.js";
 import { explain } from "./session.js";
 import { runShell } from "./shell.js";
 import { runTap } from "./tap.js";
+import { runTask } from "./task.js";
 import { writeErr, writeOut } from "./terminal.js";
 
 /**
@@ -23,6 +24,7 @@ const USAGE = `mcpwire — Model Context Protocol over stdio, sockets and Stream
 Usage:
   mcpwire discover <target>                      era, versions, capabilities, tools, resources, prompts
   mcpwire call <target> <tool> [json-args]       call a tool (exit 1 when the result is an error)
+  mcpwire task <target> get|cancel <task-id>     show or cancel a task (tasks extension)
   mcpwire read <target> <uri>                    read a resource
   mcpwire prompt <target> <name> [json-args]     get a prompt
   mcpwire raw <target> <method> [json-params]    send any request, print the JSON result
@@ -49,6 +51,7 @@ See mcpwire <verb> --help.
 const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   discover: runDiscover,
   call: runCall,
+  task: runTask,
   read: runRead,
   prompt: runPrompt,
   raw: runRaw,

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../jsonrpc/types.js";
 import type { Progress } from "../protocol/outgoing.js";
 import { printableLine } from "../text/printable.js";
 import { clearStatusLine, drawStatusLine, writeErr } from "./terminal.js";
@@ -35,6 +36,24 @@ export class ProgressReporter {
     drawStatusLine(line);
     this.drawn = true;
   };
+
+  /**
+   * A task's status while `call` waits for it (the tasks extension): one line per change, not
+   * per poll, every part printable (the id and message come from the server).
+   */
+  readonly taskStatus = (task: JsonObject): void => {
+    const message = typeof task.statusMessage === "string" ? printableLine(task.statusMessage) : "";
+    const line = `task ${printableLine(String(task.taskId))} ${printableLine(String(task.status))}${message ? ` ${message}` : ""}`;
+    if (line === this.lastTaskLine) return;
+    this.lastTaskLine = line;
+    if (!this.tty) {
+      writeErr(line);
+      return;
+    }
+    drawStatusLine(line.slice(0, (process.stderr.columns ?? 80) - 1));
+    this.drawn = true;
+  };
+  private lastTaskLine = "";
 
   /** Clears the bar so the result prints on a clean line. */
   done(): void {

@@ -251,6 +251,8 @@ export async function openClient(
       settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
     handlers: options.handlers,
     capabilities: options.handlers ? inputCapabilities(options.handlers) : undefined,
+    // `call` follows a task to its end, so modern requests declare the tasks extension.
+    tasks: true,
     onNotification: options.onNotification,
     onProtocolError: (error) => {
       // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.

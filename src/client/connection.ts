@@ -79,12 +79,16 @@ export class ClientConnection {
       explicitUris: () => this.subscriptions,
     });
     this.capabilities = options.capabilities ?? capabilitiesFromHandlers(options.handlers ?? {});
-    // Modern requests declare the tasks extension (callTool drives tasks to their end). Not
-    // in a legacy initialize: the extension belongs to 2026-07-28, and older servers have
+    // Modern requests declare the tasks extension (callTool drives tasks to their end), unless
+    // the caller spelled out the capabilities (then they are sent as given). Not in a legacy
+    // initialize: the extension belongs to 2026-07-28, and older servers have
     // their own, different tasks.
     this.modernCapabilities =
-      options.capabilities === undefined && options.tasks !== false
-        ? { ...this.capabilities, extensions: { [TASKS_EXTENSION]: {} } }
+      options.tasks === true || (options.capabilities === undefined && options.tasks !== false)
+        ? {
+            ...this.capabilities,
+            extensions: { ...this.capabilities.extensions, [TASKS_EXTENSION]: {} },
+          }
         : this.capabilities;
     this.tasks = new ClientTasks((method, params, signal) =>
       this.request(method, params, signal ? { signal } : {}),

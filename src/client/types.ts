@@ -81,8 +81,9 @@ export interface McpClientOptions {
   /** Most input_required rounds answered for one call before it fails (default 8). */
   maxInputRounds?: number;
   /**
-   * Declare the tasks extension (default true, when `capabilities` is not given): tool calls
-   * the server turns into tasks are then polled to their end by callTool.
+   * Declare the tasks extension on modern requests. Default: yes, unless `capabilities` is
+   * given (those are then sent as they are); true adds it to them. Tool calls the server
+   * turns into tasks are polled to their end by callTool.
    */
   tasks?: boolean;
 }
