@@ -149,6 +149,43 @@ describe("tools with zod (Standard Schema) schemas, over a TCP socket", () => {
     );
   });
 
+  it("works with any Standard Schema library, not only zod (async validation included)", async () => {
+    const server = new McpServer({ serverInfo: { name: "hand", version: "1" } });
+    // A hand-written schema: the Standard Schema and Standard JSON Schema surface, nothing else.
+    const upperName = {
+      "~standard": {
+        version: 1 as const,
+        vendor: "hand-written",
+        types: undefined as unknown as { input: { name: string }; output: { name: string } },
+        validate: async (value: unknown) => {
+          const name = (value as { name?: unknown } | null)?.name;
+          if (typeof name !== "string") {
+            return { issues: [{ message: "expected a string", path: [{ key: "name" }] }] };
+          }
+          return { value: { name: name.toUpperCase() } };
+        },
+        jsonSchema: {
+          input: () => ({ type: "object", properties: { name: { type: "string" } } }),
+          output: () => ({ type: "object" }),
+        },
+      },
+    };
+    server.tool({ name: "shout", inputSchema: upperName }, (args) => `hello ${args.name}`);
+    const { transport, cleanup } = await tcpConnector(server);
+    const client = new Session(transport);
+    client.start();
+    cleanups.push(async () => {
+      await client.close();
+      await cleanup();
+    });
+    const ok = await call(client, "shout", { name: "ada" });
+    assert.deepEqual(ok.content, [{ type: "text", text: "hello ADA" }]);
+    const bad = await call(client, "shout", { name: 1 });
+    assert.deepEqual(bad.content, [
+      { type: "text", text: "Invalid arguments for tool shout: arguments/name: expected a string" },
+    ]);
+  });
+
   it("refuses at registration a Standard Schema that cannot describe itself as JSON Schema", () => {
     const server = new McpServer({ serverInfo: { name: "x", version: "1" } });
     const validateOnly = {
