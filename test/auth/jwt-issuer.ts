@@ -101,6 +101,7 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
       if (url.pathname === "/.well-known/oauth-authorization-server") {
         return json(200, {
           issuer,
+          authorization_endpoint: `${issuer}/authorize`,
           token_endpoint: `${issuer}/token`,
           jwks_uri: `${issuer}/jwks`,
           introspection_endpoint: `${issuer}/introspect`,

@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { OAuthClient } from "../../src/auth/index.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
@@ -70,5 +74,27 @@ describe("the official SDK client with a bearer token", () => {
     const anonymous = new Client({ name: "sdk", version: "1.0.0" });
     await assert.rejects(anonymous.connect(new StreamableHTTPClientTransport(new URL(rs.url))));
     await anonymous.close();
+  });
+});
+
+describe("the official SDK client with its own OAuth provider", () => {
+  it("discovers the issuer from our challenge and metadata, gets a token with client credentials, and gets in", async () => {
+    as.clients.set("sdk-robot", { secret: "sdk-secret", scopes: ["mcp"] });
+    const authProvider = new ClientCredentialsProvider({
+      clientId: "sdk-robot",
+      clientSecret: "sdk-secret",
+      scope: "mcp",
+      expectedIssuer: as.issuer,
+    });
+    const client = new Client({ name: "sdk-oauth", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(rs.url), { authProvider }));
+    try {
+      const result = await client.callTool({ name: "whoami", arguments: {} });
+      const me = JSON.parse(textOf(result as { content: unknown[] }));
+      assert.equal(me.subject, "sdk-robot");
+      assert.deepEqual(me.scopes, ["mcp"]);
+    } finally {
+      await client.close();
+    }
   });
 });
