@@ -51,6 +51,21 @@ export function registerTypedTools(server: McpServer): void {
   // @ts-expect-error a handler that wants more than the schema gives
   server.tool({ name: "mismatch", inputSchema: z.object({ n: z.number() }) }, wantsMore);
 
+  // A Standard Schema that declares no types: args is unknown, to be narrowed, never `any`.
+  const untyped = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "untyped",
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => ({ type: "object" }), output: () => ({ type: "object" }) },
+    },
+  };
+  server.tool({ name: "untyped", inputSchema: untyped }, (args) => {
+    // @ts-expect-error unknown (not never, not any) is not a string
+    const text: string = args;
+    return text;
+  });
+
   // Plain JSON Schema keeps today's types: args is a JSON object.
   server.tool(
     { name: "plain", inputSchema: { type: "object", properties: { n: { type: "number" } } } },
