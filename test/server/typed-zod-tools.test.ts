@@ -186,6 +186,26 @@ describe("tools with zod (Standard Schema) schemas, over a TCP socket", () => {
     ]);
   });
 
+  it("keeps the tool error short when the caller's keys are huge", async () => {
+    const server = new McpServer({ serverInfo: { name: "strict", version: "1" } });
+    server.tool({ name: "strict", inputSchema: z.strictObject({ a: z.string() }) }, () => "ok");
+    const { transport, cleanup } = await tcpConnector(server);
+    const client = new Session(transport);
+    client.start();
+    cleanups.push(async () => {
+      await client.close();
+      await cleanup();
+    });
+    const hugeKeys = Object.fromEntries(
+      Array.from({ length: 5 }, (_, i) => [`${i}${"k".repeat(100_000)}`, 1]),
+    );
+    const result = await call(client, "strict", hugeKeys);
+    assert.equal(result.isError, true);
+    const text = (result.content as { text: string }[])[0]!.text;
+    assert.match(text, /^Invalid arguments for tool strict: arguments/);
+    assert.ok(text.length <= 1100, `${text.length} characters`);
+  });
+
   it("refuses at registration a Standard Schema that cannot describe itself as JSON Schema", () => {
     const server = new McpServer({ serverInfo: { name: "x", version: "1" } });
     const validateOnly = {
