@@ -63,7 +63,7 @@ describe("McpClient and an eventually consistent task server", () => {
     assert.equal(updates.length, 1);
     assert.deepEqual(Object.keys(updates[0]!.inputResponses as object), ["ask"]);
     const call = server.requests().find((request) => request.method === "tools/call");
-    const meta = (call?.params as JsonObject)._meta as JsonObject;
+    const meta = (call!.params as JsonObject)._meta as JsonObject;
     assert.deepEqual(
       (meta["io.modelcontextprotocol/clientCapabilities"] as JsonObject).extensions,
       { "io.modelcontextprotocol/tasks": {} },
