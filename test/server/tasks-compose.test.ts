@@ -109,3 +109,31 @@ describe("tasks: multi round-trip before the task, input inside it", () => {
     assert.equal(after?.error?.code, -32603);
   });
 });
+
+describe("tasks: a handler outliving its task's TTL", () => {
+  it("is stopped (signal aborted) once the TTL has elapsed, and the task is forgotten", async () => {
+    const mcp = new McpServer({ serverInfo: { name: "ttl", version: "1" }, onError: () => {} });
+    let stopped!: () => void;
+    const aborted = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    mcp.tool(
+      { name: "stuck" },
+      async (_args, context) => {
+        await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+        stopped();
+        return "never seen";
+      },
+      { task: { support: "optional", ttlMs: 30 } },
+    );
+    const client = modernClient(mcp);
+    const { taskId } = await client.ok("tools/call", { name: "stuck" });
+    assert.equal(mcp.tasks!.running, 1);
+    // The TTL timer is unref'd (it never keeps a server alive): hold the loop open meanwhile.
+    const keepAlive = setInterval(() => {}, 1000);
+    await aborted;
+    clearInterval(keepAlive);
+    assert.equal(mcp.tasks!.running, 0);
+    assert.equal((await client.call("tasks/get", { taskId })).error?.code, -32602);
+  });
+});

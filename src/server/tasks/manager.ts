@@ -38,6 +38,7 @@ const DEFAULT_POLL_INTERVAL_MS = 1000;
 /** A compare-and-set that keeps losing means something is wrong, not busy. */
 const MAX_CAS_ATTEMPTS = 32;
 const EMPTY_ACK: JsonObject = { resultType: "complete" };
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Checks a ttlMs / pollIntervalMs given at registration or in options. */
 export function checkTaskTimes(
@@ -108,7 +109,24 @@ export class TaskManager {
       this.park(record.taskId, key, request),
     );
     this.live.set(record.taskId, live);
+    // Beyond setTimeout's range (~24.8 days) Node would fire at once: no stop timer then.
+    if (record.ttlMs !== null && record.ttlMs <= MAX_TIMER_MS) {
+      // Once its TTL has passed the task may be gone from the store, and no one can answer or
+      // cancel it: a handler still running then is stopped, so nothing lives on unbounded.
+      const expiry = setTimeout(() => {
+        if (this.live.get(record.taskId) !== live) return;
+        this.live.delete(record.taskId);
+        live.stop("the task's TTL has elapsed");
+      }, record.ttlMs);
+      expiry.unref();
+      live.controller.signal.addEventListener("abort", () => clearTimeout(expiry), { once: true });
+    }
     return live;
+  }
+
+  /** How many handlers run here right now (for tests and metrics). */
+  get running(): number {
+    return this.live.size;
   }
 
   /** The handler ended: the task completes or fails, unless it already ended (cancelled). */
