@@ -5,7 +5,7 @@ import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
 import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child-env.js";
-import { UsageError } from "./errors.js";
+import { CliError, UsageError } from "./errors.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
@@ -146,6 +146,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   const transport: Transport = new WireLogTransport(
     supervised,
     (line) => {
+      // Closing is the normal end (or told better by the error that caused it).
+      if (line === "-- closed" && !verbose) return;
       logLine(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line);
     },
     { messages: verbose },
@@ -182,19 +184,27 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
   });
   server.start();
-  const served = await serveHttp(server, {
-    host,
-    port,
-    path: (options.path as string | undefined) ?? "/mcp",
-    cors: options.cors === true,
-    allowedHosts: options["allowed-host"] as string[] | undefined,
-    // With CORS on, the loopback default (any port) would let every local web page in: only
-    // the gateway's own origin unless the operator names the app's.
-    allowedOrigins:
-      (options["allowed-origin"] as string[] | undefined) ??
-      (options.cors === true ? "same-origin" : undefined),
-    ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
-  });
+  let served: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    served = await serveHttp(server, {
+      host,
+      port,
+      path: (options.path as string | undefined) ?? "/mcp",
+      cors: options.cors === true,
+      allowedHosts: options["allowed-host"] as string[] | undefined,
+      // With CORS on, the loopback default (any port) would let every local web page in: only
+      // the gateway's own origin unless the operator names the app's.
+      allowedOrigins:
+        (options["allowed-origin"] as string[] | undefined) ??
+        (options.cors === true ? "same-origin" : undefined),
+      ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+    });
+  } catch (error) {
+    // Nothing to serve on: stop the child rather than hang with it.
+    await client.close();
+    await supervised.close();
+    throw listenFailure(error, (options.listen as string | undefined) ?? "127.0.0.1:0");
+  }
   if (!isLoopbackHostname(host) && host !== "::1") {
     logLine(
       `mcpwire gateway: warning: listening on ${host}, beyond this machine${token || auth ? "" : ", without --token"}`,
@@ -276,4 +286,23 @@ function prefixLines(prefix: string, text: string): string {
     .split("\n")
     .map((line) => prefix + line)
     .join("\n")}\n`;
+}
+
+/** A failed listen as one line that names --listen (EADDRINUSE, EACCES, a bad address). */
+export function listenFailure(error: unknown, listen: string): CliError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE") {
+    return new CliError(
+      `--listen ${listen}: the port is already in use; pick another port (or 0 for any free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new CliError(
+      `--listen ${listen}: not allowed to listen there (ports below 1024 need privileges)`,
+    );
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+    return new CliError(`--listen ${listen}: no such address on this machine (${code})`);
+  }
+  return new CliError(`--listen ${listen}: ${(error as Error).message}`);
 }

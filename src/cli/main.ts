@@ -39,7 +39,9 @@ Usage:
 Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
          or -- <command> [args…] at the very end (a stdio server the command starts),
          or --server <name> from --config <file> (default ./.mcp.json; "mcpServers" or "servers").
-Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable), --timeout <ms>,
+Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable),
+         --timeout <ms> (connecting: default 10000; each request: default 60000, restarted
+         by the server's progress notifications),
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
 Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
          -e/--env KEY=VALUE (or --env KEY: our own value), --env-file <file>, or --inherit-env.

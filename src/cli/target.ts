@@ -11,8 +11,15 @@ import type { Transport } from "../transports/transport.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { DEFAULT_CONFIG, findServer, readServerConfig, type ServerEntry } from "./config-file.js";
+import {
+  junkMessage,
+  networkFailure,
+  StdoutJunkWatch,
+  systemErrorCode,
+} from "./connect-diagnosis.js";
 import { CliError, UsageError } from "./errors.js";
 import { inputCapabilities } from "./input-answers.js";
+import { STDERR_LINES_SHOWN } from "./server-exit.js";
 import { WireLogTransport } from "./wire-log.js";
 
 /** Where a verb finds its server. */
@@ -206,10 +213,15 @@ export async function openClient(
   settings: ConnectionSettings,
   options: OpenOptions,
 ): Promise<McpClient> {
-  const wrap = (transport: Transport): Transport => {
+  const wrap = (transport: Transport, base: Transport = transport): Transport => {
     const logged = settings.verbose ? new WireLogTransport(transport, options.log) : transport;
-    return options.wrapTransport ? options.wrapTransport(logged, transport) : logged;
+    return options.wrapTransport ? options.wrapTransport(logged, base) : logged;
   };
+  // What went wrong while connecting, when we know better than "timed out".
+  let junk: string | undefined;
+  let timedOut = false;
+  let stdio: StdioClientTransport | undefined;
+  let watch: StdoutJunkWatch | undefined;
   const factory = async (): Promise<Transport> => {
     switch (target.kind) {
       case "http":
@@ -226,20 +238,23 @@ export async function openClient(
           await connectSocket(target.address, { timeoutMs: settings.timeoutMs ?? 10_000 }),
         );
       case "stdio":
-        return wrap(
-          new StdioClientTransport({
-            command: target.command,
-            args: target.args,
-            env: target.env,
-            inheritEnv: target.inheritEnv,
-            cwd: target.cwd,
-            stderr: "pipe",
-            // The server's own logs are noise unless the user is looking at the wire.
-            onStderr: settings.verbose
-              ? (text) => options.log(prefixLines("[server] ", text))
-              : undefined,
-          }),
-        );
+        stdio = new StdioClientTransport({
+          command: target.command,
+          args: target.args,
+          env: target.env,
+          inheritEnv: target.inheritEnv,
+          cwd: target.cwd,
+          stderr: "pipe",
+          // The server's own logs are noise unless the user is looking at the wire.
+          onStderr: settings.verbose
+            ? (text) => options.log(prefixLines("[server] ", text))
+            : undefined,
+        });
+        watch = new StdoutJunkWatch(stdio, (excerpt) => {
+          junk = excerpt;
+          void client.close();
+        });
+        return wrap(watch, stdio);
     }
   };
   if (settings.verbose && target.kind === "stdio") options.log(describeEnvironment(target));
@@ -255,6 +270,8 @@ export async function openClient(
     tasks: true,
     onNotification: options.onNotification,
     onProtocolError: (error) => {
+      // Already the reason connecting failed, said once and better.
+      if (junk !== undefined) return;
       // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.
       if (error.cause instanceof CliError && !settings.verbose) return;
       options.log(`protocol: ${error.message}`);
@@ -265,12 +282,52 @@ export async function openClient(
   // Closing mid-handshake closes the transport (and stops a stdio child); connect() then rejects.
   const giveUp = () => void client.close();
   options.signal?.addEventListener("abort", giveUp, { once: true });
+  const connectMs = settings.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    void client.close();
+  }, connectMs);
   try {
     await client.connect(factory);
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    const stderr = stderrLines(stdio);
+    if (junk !== undefined) throw new CliError(junkMessage(junk), 1, stderr);
+    if (timedOut) {
+      throw new CliError(
+        `${describeTarget(target)} did not finish the MCP handshake within ${connectMs / 1000} s`,
+        1,
+        [
+          ...stderr,
+          "hint: is it an MCP server, and does it answer on " +
+            (target.kind === "stdio" ? "stdout? " : "this address? ") +
+            "--verbose shows the wire; --timeout <ms> waits longer (a first npx download is slow)",
+        ],
+      );
+    }
+    const network = networkFailure(systemErrorCode(error), describeTarget(target));
+    if (network !== undefined && target.kind !== "stdio") throw new CliError(network);
+    throw error;
   } finally {
+    clearTimeout(deadline);
+    watch?.stopWatching();
     options.signal?.removeEventListener("abort", giveUp);
   }
   return client;
+}
+
+/** How long connecting (era detection and handshake) may take unless --timeout says otherwise. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** A stdio server's last stderr lines, as details under an error. */
+function stderrLines(stdio: StdioClientTransport | undefined): string[] {
+  const tail = stdio?.stderrTail().trim() ?? "";
+  if (tail === "") return [];
+  const lines = tail.split(/\r?\n/).slice(-STDERR_LINES_SHOWN);
+  return [
+    "its stderr ended with:",
+    ...lines.map((line) => `  ${printableLine(line.slice(0, 500))}`),
+  ];
 }
 
 function prefixLines(prefix: string, text: string): string {

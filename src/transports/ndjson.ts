@@ -247,7 +247,7 @@ export class NdjsonDecoder {
     if (result.ok) {
       this.sink.message(result.message);
     } else if (!isBlank(text)) {
-      this.sink.frameError({ kind: "invalid", failure: result, size });
+      this.sink.frameError({ kind: "invalid", failure: result, size, excerpt: text.slice(0, 200) });
     }
   }
 }

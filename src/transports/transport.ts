@@ -19,7 +19,13 @@ export interface MessageContext {
  * unread up to their newline.
  */
 export type FrameError =
-  | { kind: "invalid"; failure: ClassifyFailure; size: number }
+  | {
+      kind: "invalid";
+      failure: ClassifyFailure;
+      size: number;
+      /** The start of the unreadable text (at most 200 characters), for diagnostics. */
+      excerpt?: string;
+    }
   | { kind: "oversized"; size: number; limit: number };
 
 /** Why a channel closed. `error` is absent for an orderly end (EOF, close()). */

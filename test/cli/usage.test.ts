@@ -55,6 +55,9 @@ describe("mcpwire command-line errors", () => {
   it("a refused connection is a run-time failure: one line, exit 1", async () => {
     const run = await runCli(["discover", "tcp://127.0.0.1:1"]);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^mcpwire: cannot connect to tcp:\/\/127\.0\.0\.1:1: [^\n]*\n$/);
+    assert.match(
+      run.stderr,
+      /^mcpwire: nothing is listening at tcp:\/\/127\.0\.0\.1:1 \(connection refused\)[^\n]*\n$/,
+    );
   });
 });
