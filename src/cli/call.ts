@@ -1,9 +1,9 @@
 import type { JsonObject } from "../jsonrpc/types.js";
-import { parseJsonObject } from "./args.js";
 import { EXIT_FAILURE, EXIT_OK } from "./errors.js";
 import { INPUT_OPTIONS, INPUT_USAGE } from "./input-answers.js";
 import { printJson, printText, renderCallResult } from "./output.js";
 import { expectArgs, requestOptions, runWithClient } from "./session.js";
+import { readArgumentWords, typePairs } from "./tool-arguments.js";
 
 export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
        mcpwire call <tool> [json-args] [options] -- <command> [args…]
@@ -15,9 +15,18 @@ ${INPUT_USAGE}`;
 
 export function runCall(argv: readonly string[]): Promise<number> {
   return runWithClient(argv, CALL_USAGE, INPUT_OPTIONS, async (context) => {
-    expectArgs(context.args, 1, 2, "mcpwire call <target> <tool> [json-args]");
-    const [name, json] = context.args as [string, string | undefined];
-    const args = parseJsonObject(json, "tool arguments") as JsonObject | undefined;
+    expectArgs(context.args, 1, Number.POSITIVE_INFINITY, "mcpwire call <target> <tool> [args]");
+    const [name, ...words] = context.args as [string, ...string[]];
+    const given = await readArgumentWords(words, "tool arguments");
+    let args: JsonObject | undefined;
+    if (given.kind === "json") args = given.value as JsonObject;
+    else if (given.kind === "pairs") {
+      // The input schema says which words are numbers, booleans or JSON.
+      const tool = (await context.client.listAllTools({ signal: context.signal })).find(
+        (candidate) => candidate.name === name,
+      );
+      args = typePairs(given.pairs, tool?.inputSchema, "tool arguments") as JsonObject;
+    }
     const result = await context.client.callTool(name, args, {
       ...requestOptions(context),
       onTaskStatus: context.progress.taskStatus,

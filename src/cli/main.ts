@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { runCall } from "./call.js";
+import { runCompletion } from "./completion.js";
 import { runDiscover } from "./discover.js";
 import { CliError } from "./errors.js";
 import { runGateway } from "./gateway.js";
@@ -23,7 +24,8 @@ const USAGE = `mcpwire — Model Context Protocol over stdio, sockets and Stream
 
 Usage:
   mcpwire discover <target>                      era, versions, capabilities, tools, resources, prompts
-  mcpwire call <target> <tool> [json-args]       call a tool (exit 1 when the result is an error)
+  mcpwire call <target> <tool> [args]            call a tool (exit 1 when the result is an error);
+                                                 args: JSON, @file.json, - (stdin) or key=value…
   mcpwire task <target> get|cancel <task-id>     show or cancel a task (tasks extension)
   mcpwire read <target> <uri>                    read a resource
   mcpwire prompt <target> <name> [json-args]     get a prompt
@@ -34,6 +36,7 @@ Usage:
   mcpwire tap --out <file> -- <command…>         transparent stdio proxy: record, flag violations
   mcpwire replay <file> -- <command…>            replay a tap recording, diff the replies
   mcpwire servers [--config <file>]              list the servers of an MCP config file
+  mcpwire completion bash|zsh|fish               print a shell completion script
   mcpwire --version | --help
 
 Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
@@ -62,6 +65,7 @@ const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   tap: runTap,
   replay: runReplay,
   servers: runServers,
+  completion: runCompletion,
 };
 
 function version(): string {

@@ -1,9 +1,9 @@
 import type { JsonObject } from "../jsonrpc/types.js";
-import { parseJsonObject } from "./args.js";
 import { EXIT_OK, UsageError } from "./errors.js";
 import { INPUT_OPTIONS, INPUT_USAGE } from "./input-answers.js";
 import { printJson, printText, renderPromptResult } from "./output.js";
 import { expectArgs, requestOptions, runWithClient } from "./session.js";
+import { readArgumentWords } from "./tool-arguments.js";
 
 export const PROMPT_USAGE = `Usage: mcpwire prompt <target> <name> [json-args] [options]
        mcpwire prompt <name> [json-args] [options] -- <command> [args…]
@@ -13,9 +13,21 @@ ${INPUT_USAGE}`;
 
 export function runPrompt(argv: readonly string[]): Promise<number> {
   return runWithClient(argv, PROMPT_USAGE, INPUT_OPTIONS, async (context) => {
-    expectArgs(context.args, 1, 2, "mcpwire prompt <target> <name> [json-args]");
-    const [name, json] = context.args as [string, string | undefined];
-    const args = parseJsonObject(json, "prompt arguments");
+    expectArgs(
+      context.args,
+      1,
+      Number.POSITIVE_INFINITY,
+      "mcpwire prompt <target> <name> [json-args]",
+    );
+    const [name, ...words] = context.args as [string, ...string[]];
+    // JSON, @file.json, - (stdin), or key=value pairs (strings: no schema to type them by).
+    const given = await readArgumentWords(words, "prompt arguments");
+    const args =
+      given.kind === "json"
+        ? given.value
+        : given.kind === "pairs"
+          ? Object.fromEntries(given.pairs)
+          : undefined;
     if (args) {
       for (const [key, value] of Object.entries(args)) {
         if (typeof value !== "string") {
