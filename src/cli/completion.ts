@@ -46,8 +46,8 @@ const OPTIONS = [
 ];
 /** The server names of ./.mcp.json, found with node (always there: mcpwire runs on it). */
 const SERVER_NAMES =
-  `node -e 'try{const c=JSON.parse(require("fs").readFileSync(".mcp.json","utf8"));` +
-  `console.log(Object.keys(c.mcpServers||c.servers||{}).join("\\n"))}catch{}' 2>/dev/null`;
+  `node -p 'try{const c=JSON.parse(require("fs").readFileSync(".mcp.json","utf8"));` +
+  `Object.keys(c.mcpServers||c.servers||{}).join("\\n")}catch{""}' 2>/dev/null`;
 
 const BASH = `# bash completion for mcpwire
 _mcpwire() {

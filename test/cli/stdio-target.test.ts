@@ -61,7 +61,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("arguments that are not a JSON object are a usage error (exit 2)", async () => {
-    const run = await runCli(["call", "echo", "text=hi", ...server]);
+    const run = await runCli(["call", "echo", "{text:hi}", ...server]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /^mcpwire: tool arguments is not valid JSON: [^\n]*\n$/);
   });
