@@ -1,6 +1,12 @@
 import { McpClient } from "../client/mcp-client.js";
 import { serveHttp } from "../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../transports/http/security.js";
+import { listenSocket } from "../transports/socket/server.js";
+import {
+  formatSocketTarget,
+  parseSocketTarget,
+  type SocketTarget,
+} from "../transports/socket/target.js";
 import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
 import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
@@ -27,7 +33,9 @@ gateway stops (Ctrl-C, SIGTERM, SIGHUP). Prints "listening on <url>" on
 stderr once ready; port 0 picks a free port.
 
 Options:
-  --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise
+  --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise;
+                           tcp://host:port or unix:/path serve newline-delimited JSON-RPC on a
+                           socket instead of HTTP (no token or Host checks: keep it loopback)
   --path <path>            the endpoint path (default /mcp)
   --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
                            --token-file or MCPWIRE_GATEWAY_TOKEN)
@@ -92,7 +100,22 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   if (parsed.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
   }
-  const { host, port } = parseListen((options.listen as string | undefined) ?? "127.0.0.1:0");
+  const listenText = (options.listen as string | undefined) ?? "127.0.0.1:0";
+  // tcp://host:port or unix:/path: the ndjson socket framing instead of Streamable HTTP.
+  const socketAddress = /^(tcp:\/\/|unix:)/i.test(listenText)
+    ? socketListen(listenText)
+    : undefined;
+  const { host, port } = socketAddress
+    ? { host: socketAddress.kind === "tcp" ? socketAddress.host : "127.0.0.1", port: 0 }
+    : parseListen(listenText);
+  if (
+    socketAddress &&
+    (options.token !== undefined || options["token-file"] !== undefined || options.cors === true)
+  ) {
+    throw new UsageError(
+      "--token, --token-file and --cors are for HTTP: a socket has no headers to check",
+    );
+  }
   const era = (options.era as string | undefined) ?? "auto";
   if (era !== "auto" && era !== "modern" && era !== "legacy") {
     throw new UsageError(`--era must be modern, legacy or auto, not ${JSON.stringify(era)}`);
@@ -184,26 +207,30 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
   });
   server.start();
-  let served: Awaited<ReturnType<typeof serveHttp>>;
+  let served: { url: string; close(): Promise<void> };
   try {
-    served = await serveHttp(server, {
-      host,
-      port,
-      path: (options.path as string | undefined) ?? "/mcp",
-      cors: options.cors === true,
-      allowedHosts: options["allowed-host"] as string[] | undefined,
-      // With CORS on, the loopback default (any port) would let every local web page in: only
-      // the gateway's own origin unless the operator names the app's.
-      allowedOrigins:
-        (options["allowed-origin"] as string[] | undefined) ??
-        (options.cors === true ? "same-origin" : undefined),
-      ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
-    });
+    served = socketAddress
+      ? await serveSocket(server, socketAddress)
+      : await serveHttp(server, {
+          host,
+          port,
+          path: (options.path as string | undefined) ?? "/mcp",
+          cors: options.cors === true,
+          allowedHosts: options["allowed-host"] as string[] | undefined,
+          // With CORS on, the loopback default (any port) would let every local web page in: only
+          // the gateway's own origin unless the operator names the app's.
+          allowedOrigins:
+            (options["allowed-origin"] as string[] | undefined) ??
+            (options.cors === true ? "same-origin" : undefined),
+          ...(auth
+            ? { auth }
+            : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+        });
   } catch (error) {
     // Nothing to serve on: stop the child rather than hang with it.
     await client.close();
     await supervised.close();
-    throw listenFailure(error, (options.listen as string | undefined) ?? "127.0.0.1:0");
+    throw listenFailure(error, listenText);
   }
   if (!isLoopbackHostname(host) && host !== "::1") {
     logLine(
@@ -243,6 +270,22 @@ function configuredChild(parsed: ParsedArgs) {
     throw new UsageError("the gateway serves a stdio server: that --server entry has a URL");
   }
   return target;
+}
+
+function socketListen(text: string): SocketTarget {
+  try {
+    return parseSocketTarget(text);
+  } catch (error) {
+    throw new UsageError(`--listen: ${(error as Error).message}`);
+  }
+}
+
+/** Serves the gateway on a TCP port or Unix socket, one MCP connection per accepted socket. */
+async function serveSocket(server: GatewayServer, address: SocketTarget) {
+  const listener = await listenSocket(address, (transport) => void server.connect(transport), {
+    onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+  });
+  return { url: formatSocketTarget(listener.address), close: () => listener.close() };
 }
 
 /** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
@@ -290,7 +333,10 @@ function prefixLines(prefix: string, text: string): string {
 
 /** A failed listen as one line that names --listen (EADDRINUSE, EACCES, a bad address). */
 export function listenFailure(error: unknown, listen: string): CliError {
-  const code = (error as NodeJS.ErrnoException).code;
+  // The socket listener wraps the system error; its cause has the code.
+  const code =
+    (error as NodeJS.ErrnoException).code ??
+    ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
   if (code === "EADDRINUSE") {
     return new CliError(
       `--listen ${listen}: the port is already in use; pick another port (or 0 for any free one)`,
