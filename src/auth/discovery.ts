@@ -58,14 +58,36 @@ export async function discoverResource(
   endpoint: URL,
   hinted: string | undefined,
 ): Promise<ResourceMetadata> {
+  const found = await firstDocument(
+    http,
+    resourceMetadataUrls(endpoint, hinted),
+    "the protected resource metadata at",
+  );
+  if ("tried" in found) {
+    throw new AuthorizationError(
+      "discovery",
+      `no protected resource metadata found (tried ${found.tried})`,
+    );
+  }
+  return checkResourceMetadata(found.body, found.url, endpoint);
+}
+
+/**
+ * The first of `urls` that answers 200 with a JSON object, in order; or what was tried. A URL
+ * that fails or answers another status is passed over; one that answers 200 with something
+ * else than a JSON object ends the search with an error.
+ */
+async function firstDocument(
+  http: AuthHttp,
+  urls: readonly URL[],
+  what: string,
+): Promise<{ url: URL; body: Record<string, unknown> } | { tried: string }> {
   const tried: string[] = [];
-  for (const url of resourceMetadataUrls(endpoint, hinted)) {
-    const response = await http
-      .get(url, "discovery", "the protected resource metadata at")
-      .catch((error: unknown) => {
-        if (error instanceof AuthorizationError) throw error;
-        return undefined;
-      });
+  for (const url of urls) {
+    const response = await http.get(url, "discovery", what).catch((error: unknown) => {
+      if (error instanceof AuthorizationError) throw error;
+      return undefined;
+    });
     if (response?.status !== 200) {
       await response?.body?.cancel().catch(() => {});
       tried.push(`${url.href} (${response ? `HTTP ${response.status}` : "unreachable"})`);
@@ -73,12 +95,9 @@ export async function discoverResource(
     }
     const body = await jsonObjectIn(response);
     if (!body) throw new AuthorizationError("discovery", `${url.href} is not a JSON object`);
-    return checkResourceMetadata(body, url, endpoint);
+    return { url, body };
   }
-  throw new AuthorizationError(
-    "discovery",
-    `no protected resource metadata found (tried ${tried.join(", ")})`,
-  );
+  return { tried: tried.join(", ") };
 }
 
 function checkResourceMetadata(
@@ -143,40 +162,32 @@ export async function discoverAuthorizationServer(
   } catch {
     throw new AuthorizationError("discovery", "the authorization server is not a URL");
   }
-  const tried: string[] = [];
-  for (const url of authorizationServerMetadataUrls(issuerUrl)) {
-    const response = await http
-      .get(url, "discovery", "the authorization server")
-      .catch((error: unknown) => {
-        if (error instanceof AuthorizationError) throw error;
-        return undefined;
-      });
-    if (response?.status !== 200) {
-      await response?.body?.cancel().catch(() => {});
-      tried.push(`${url.href} (${response ? `HTTP ${response.status}` : "unreachable"})`);
-      continue;
-    }
-    const body = await jsonObjectIn(response);
-    if (!body) throw new AuthorizationError("discovery", `${url.href} is not a JSON object`);
-    // RFC 8414 §3.3: identical, character for character (oauth4webapi compares parsed URLs,
-    // which forgives a trailing slash; the spec does not).
-    if (body.issuer !== issuer) {
-      throw new AuthorizationError(
-        "discovery",
-        `the metadata at ${url.href} names another issuer than ${issuer}`,
-      );
-    }
-    try {
-      return await oauth.processDiscoveryResponse(issuerUrl, Response.json(body));
-    } catch (error) {
-      throw new AuthorizationError(
-        "discovery",
-        `the metadata at ${url.href} is unusable: ${error instanceof Error ? error.message : "invalid"}`,
-      );
-    }
-  }
-  throw new AuthorizationError(
-    "discovery",
-    `no authorization server metadata for ${issuer} (tried ${tried.join(", ")})`,
+  const found = await firstDocument(
+    http,
+    authorizationServerMetadataUrls(issuerUrl),
+    "the authorization server",
   );
+  if ("tried" in found) {
+    throw new AuthorizationError(
+      "discovery",
+      `no authorization server metadata for ${issuer} (tried ${found.tried})`,
+    );
+  }
+  const { url, body } = found;
+  // RFC 8414 §3.3: identical, character for character (oauth4webapi compares parsed URLs,
+  // which forgives a trailing slash; the spec does not).
+  if (body.issuer !== issuer) {
+    throw new AuthorizationError(
+      "discovery",
+      `the metadata at ${url.href} names another issuer than ${issuer}`,
+    );
+  }
+  try {
+    return await oauth.processDiscoveryResponse(issuerUrl, Response.json(body));
+  } catch (error) {
+    throw new AuthorizationError(
+      "discovery",
+      `the metadata at ${url.href} is unusable: ${error instanceof Error ? error.message : "invalid"}`,
+    );
+  }
 }
