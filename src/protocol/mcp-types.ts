@@ -47,6 +47,8 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** URIs to receive `notifications/resources/updated` for. */
   resourceSubscriptions?: string[];
+  /** Task ids to receive `notifications/tasks` for (the tasks extension). */
+  taskIds?: string[];
 }
 
 export const LOGGING_LEVELS = [

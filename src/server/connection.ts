@@ -5,6 +5,7 @@ import {
   isPlainObject,
   JsonRpcError,
   LocalError,
+  MissingRequiredClientCapabilityError,
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
@@ -20,6 +21,8 @@ import { InitializedGate } from "./initialized-gate.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { LegacySessionView, ServerCore } from "./server-core.js";
 import { parseFilter, serveListen } from "./subscriptions.js";
+import { taskOwner } from "./tasks/owner.js";
+import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./tasks/wire.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
 const REMOVED_IN_MODERN = new Set([
@@ -296,10 +299,22 @@ export class ServerConnection implements SessionDispatcher {
     }
     if (method === "subscriptions/listen") {
       // A stream, not a call: nothing request-scoped (progress, logs) ever travels on it.
+      const requested = parseFilter(params.notifications);
+      const served = core.capabilities("modern");
+      let owner: string | undefined;
+      if (requested.taskIds && served.extensions?.[TASKS_EXTENSION] !== undefined) {
+        // "MUST return" -32021 when task status is asked for without declaring the extension
+        // (extensions/tasks/tasks.md, Task Status Notifications).
+        if (!declaresTasks(capabilities as ClientCapabilities)) {
+          throw new MissingRequiredClientCapabilityError(tasksRequirement());
+        }
+        owner = taskOwner(context.transport.principal);
+      }
       const result = await serveListen({
         id: context.id,
-        requested: parseFilter(params.notifications),
-        capabilities: core.capabilities("modern"),
+        requested,
+        capabilities: served,
+        owner,
         source: core.subscriptionEvents,
         notify: context.notify,
         signal: context.signal,

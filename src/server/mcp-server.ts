@@ -44,6 +44,7 @@ import {
   type SubscriptionEventSource,
 } from "./subscriptions.js";
 import { TaskManager } from "./tasks/manager.js";
+import { taskNotification } from "./tasks/task-view.js";
 import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
@@ -123,7 +124,13 @@ export class McpServer implements ServerCore {
   ): () => void {
     const remove = this.features.addTool(definition, handler, options);
     if (options?.task && options.task.support !== "never") {
-      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError);
+      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
+        this.subscriptionEvents.publish({
+          type: "taskStatus",
+          owner: record.owner,
+          task: taskNotification(record),
+        }),
+      );
     }
     return remove;
   }
@@ -336,6 +343,8 @@ export class McpServer implements ServerCore {
   }
 
   private deliverToLegacy(event: SubscriptionEvent): void {
+    // Task status travels on listen streams only (modern; the extension has no legacy push).
+    if (event.type === "taskStatus") return;
     if (event.type === "resourceUpdated") {
       for (const connection of this.connections) connection.notifyResourceUpdated(event.uri);
       return;

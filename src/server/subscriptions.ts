@@ -9,11 +9,14 @@ import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import { honouredFilter } from "../protocol/subscription-filter.js";
+import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 /** Something a listen stream may carry. */
 export type SubscriptionEvent =
   | { type: "listChanged"; kind: "tools" | "resources" | "prompts" }
-  | { type: "resourceUpdated"; uri: string };
+  | { type: "resourceUpdated"; uri: string }
+  /** A task changed; `owner` is its owner key (taskOwner), `task` the DetailedTask to send. */
+  | { type: "taskStatus"; owner: string; task: JsonObject };
 
 export type SubscriptionEventListener = (event: SubscriptionEvent) => void;
 
@@ -90,6 +93,13 @@ export function parseFilter(value: unknown): SubscriptionFilter {
     }
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const taskIds = value.taskIds;
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === "string")) {
+      throw new InvalidParamsError("notifications.taskIds must be a list of task ids");
+    }
+    filter.taskIds = [...new Set(taskIds as string[])];
+  }
   return filter;
 }
 
@@ -99,14 +109,25 @@ const LIST_FLAG = {
   resources: "resourcesListChanged",
 } as const;
 
-/** The notification an event becomes under `filter`, or undefined when it was not asked for. */
+/**
+ * The notification an event becomes under `filter`, or undefined when it was not asked for.
+ * A task's status goes only to a stream of the principal owning it (`owner`, its taskOwner
+ * key): naming someone else's task id in a filter must reveal nothing.
+ */
 export function notificationFor(
   event: SubscriptionEvent,
   filter: SubscriptionFilter,
+  owner?: string,
 ): { method: string; params: JsonObject } | undefined {
   if (event.type === "listChanged") {
     if (!filter[LIST_FLAG[event.kind]]) return undefined;
     return { method: `notifications/${event.kind}/list_changed`, params: {} };
+  }
+  if (event.type === "taskStatus") {
+    if (owner !== event.owner || !filter.taskIds?.includes(event.task.taskId as string)) {
+      return undefined;
+    }
+    return { method: "notifications/tasks", params: event.task };
   }
   if (!filter.resourceSubscriptions?.includes(event.uri)) return undefined;
   return { method: "notifications/resources/updated", params: { uri: event.uri } };
@@ -117,6 +138,8 @@ export interface ListenInputs {
   id: JsonRpcId;
   requested: SubscriptionFilter;
   capabilities: ServerCapabilities;
+  /** The stream's principal as a task owner key (taskOwner); needed only for taskIds. */
+  owner?: string;
   source: SubscriptionEventSource;
   /** Sends a notification tied to the listen request (its HTTP stream, when there is one). */
   notify(method: string, params: JsonObject): Promise<void>;
@@ -133,6 +156,11 @@ export interface ListenInputs {
 export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   const { id, signal, notify, source } = inputs;
   let filter = honouredFilter(inputs.requested, inputs.capabilities);
+  // Task ids are honoured by a server offering the tasks extension (extensions/tasks/tasks.md).
+  const extensions = inputs.capabilities.extensions as JsonObject | undefined;
+  if (inputs.requested.taskIds && extensions?.[TASKS_EXTENSION] !== undefined) {
+    filter.taskIds = [...inputs.requested.taskIds];
+  }
   const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
   const releases: Array<() => void> = [];
   if (source.watch && filter.resourceSubscriptions?.length) {
@@ -190,7 +218,7 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   void notify("notifications/subscriptions/acknowledged", tagged({ notifications: { ...filter } }));
   const unsubscribe = source.subscribe((event) => {
     if (signal.aborted) return;
-    const notification = notificationFor(event, filter);
+    const notification = notificationFor(event, filter, inputs.owner);
     if (notification) void notify(notification.method, tagged(notification.params));
   });
   return new Promise((resolve) => {

@@ -4,7 +4,7 @@ export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from "./memory-store
 export { taskOwner } from "./owner.js";
 export { type TaskRecord, type TaskStore, TaskStoreFullError } from "./store.js";
 export type { ToolTaskOptions } from "./task-call.js";
-export { createTaskResult, detailedTask } from "./task-view.js";
+export { createTaskResult, detailedTask, taskNotification } from "./task-view.js";
 export {
   declaresTasks,
   isTerminal,

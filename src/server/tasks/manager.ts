@@ -73,8 +73,14 @@ export class TaskManager {
   private readonly now: () => number;
   private readonly live = new Map<string, LiveTask>();
   private readonly reportError: (error: Error) => void;
+  private readonly announce: (record: TaskRecord) => void;
 
-  constructor(options: TasksOptions, reportError: (error: Error) => void) {
+  /** `announce` hears every committed change of a task (for notifications/tasks). */
+  constructor(
+    options: TasksOptions,
+    reportError: (error: Error) => void,
+    announce: (record: TaskRecord) => void = () => {},
+  ) {
     checkTaskTimes(options, "tasks");
     this.now = options.now ?? Date.now;
     this.store = options.store ?? new InMemoryTaskStore({ now: this.now });
@@ -83,6 +89,7 @@ export class TaskManager {
       pollIntervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     };
     this.reportError = reportError;
+    this.announce = announce;
   }
 
   /** Makes a task for `principal` and waits until the store has it (before any reply names it). */
@@ -298,7 +305,12 @@ export class TaskManager {
         lastUpdatedAt: Math.max(this.now(), current.lastUpdatedAt),
         version: current.version + 1,
       });
-      if (await this.store.compareAndSet(next, current.version)) return next;
+      if (await this.store.compareAndSet(next, current.version)) {
+        // Announced only once stored, in commit order: a listener never hears a state that a
+        // losing compare-and-set would have taken back.
+        this.announce(next);
+        return next;
+      }
     }
     throw new InternalError(`task ${taskId}: too many conflicting updates`);
   }

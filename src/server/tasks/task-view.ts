@@ -40,3 +40,12 @@ export function detailedTask(record: TaskRecord): JsonObject {
   }
   return task;
 }
+
+/**
+ * What notifications/tasks carries: the DetailedTask tasks/get would answer at that moment
+ * (extensions/tasks/tasks.md, Task Status Notifications), as notification params (no resultType).
+ */
+export function taskNotification(record: TaskRecord): JsonObject {
+  const { resultType: _resultType, ...task } = detailedTask(record);
+  return task;
+}
