@@ -1,4 +1,5 @@
 import { type InspectOptions, inspect } from "node:util";
+import { sharedHold } from "./shared-hold.js";
 
 /**
  * The console methods that Node writes to stdout. `table`, `group`, `count`, `time*` and the
@@ -23,7 +24,6 @@ const replacements: Record<StdoutMethod, (...args: unknown[]) => void> = {
     console.error(inspect(item, { customInspect: false, ...(options as InspectOptions) })),
 };
 
-let holders = 0;
 let originals: Partial<Record<StdoutMethod, unknown>> = {};
 
 /**
@@ -33,17 +33,7 @@ let originals: Partial<Record<StdoutMethod, unknown>> = {};
  * Direct `process.stdout.write` calls are the job of stdout-guard.ts, which the stdio server
  * installs beside this redirection.
  */
-export function redirectConsoleToStderr(): () => void {
-  if (holders === 0) install();
-  holders += 1;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    holders -= 1;
-    if (holders === 0) uninstall();
-  };
-}
+export const redirectConsoleToStderr: () => () => void = sharedHold(install, uninstall);
 
 function install(): void {
   const target = console as unknown as Record<StdoutMethod, unknown>;

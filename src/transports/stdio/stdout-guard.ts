@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import type { StreamWrite } from "../ndjson.js";
+import { sharedHold } from "./shared-hold.js";
 
 /**
  * Keeps stray bytes off a stdio server's stdout, where anything but protocol corrupts the stream
@@ -16,7 +17,6 @@ import type { StreamWrite } from "../ndjson.js";
 
 type WriteMethod = Writable["write"];
 
-let holders = 0;
 /** What `process.stdout.write` was before the guard. */
 let saved: WriteMethod | undefined;
 /** Whether that was an own property (restored as one) rather than the inherited method. */
@@ -45,17 +45,7 @@ export function protocolWrite(stream: Writable): StreamWrite {
  * Sends every `process.stdout.write` to stderr until the returned function is called. Nested
  * holders share one guard (the last release restores).
  */
-export function guardStdout(): () => void {
-  if (holders === 0) install();
-  holders += 1;
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    holders -= 1;
-    if (holders === 0) uninstall();
-  };
-}
+export const guardStdout: () => () => void = sharedHold(install, uninstall);
 
 function install(): void {
   const stdout = process.stdout as Writable & { write: WriteMethod };
