@@ -26,6 +26,12 @@ export {
   resourceIdentifies,
   resourceMetadataUrls,
 } from "./discovery.js";
+export {
+  defaultTokenFile,
+  FileTokenStore,
+  mcpwireHome,
+  TokenStoreError,
+} from "./file-token-store.js";
 export { OAuthClient, type OAuthClientOptions, scopesOf } from "./oauth-client.js";
 export { importPrivateKey, type PrivateKey } from "./private-key.js";
 export {

@@ -1,0 +1,250 @@
+/**
+ * A TokenStore in one JSON file, for the CLI: tokens per resource and registrations per issuer
+ * in `<dir>/tokens.json`, the file 0600 and the directory 0700 (they hold refresh tokens and
+ * client secrets). Every change is a read-modify-write under a lock file, so two processes
+ * (two `mcpwire call`s refreshing at once) never drop each other's entries; the new content is
+ * written to a temporary file and renamed over the old, so a reader sees the old file or the
+ * new one, never half of either. Reads take no lock and always read the file afresh.
+ *
+ * Default directory: $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { homedir, hostname } from "node:os";
+import { dirname, join } from "node:path";
+import type { StoredClient, StoredTokens, TokenStore } from "./token-store.js";
+
+/** A lock held longer than this belongs to a process that is gone or hung. */
+const STALE_LOCK_MS = 30_000;
+/** How long to wait for another process's lock before giving up. */
+const LOCK_WAIT_MS = 10_000;
+
+interface StoreFile {
+  version: 1;
+  tokens: Record<string, StoredTokens>;
+  clients: Record<string, StoredClient>;
+}
+
+/** The token store file is unreadable (not JSON, not ours) or cannot be locked or written. */
+export class TokenStoreError extends Error {
+  override name = "TokenStoreError";
+}
+
+/** The directory mcpwire keeps its state in (see the header comment). */
+export function mcpwireHome(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.MCPWIRE_HOME) return env.MCPWIRE_HOME;
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, "mcpwire");
+  return join(homedir(), ".config", "mcpwire");
+}
+
+export function defaultTokenFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(mcpwireHome(env), "tokens.json");
+}
+
+export class FileTokenStore implements TokenStore {
+  readonly file: string;
+
+  constructor(file: string = defaultTokenFile()) {
+    this.file = file;
+  }
+
+  async getTokens(resource: string): Promise<StoredTokens | undefined> {
+    return own((await this.read()).tokens, resource);
+  }
+  async setTokens(resource: string, tokens: StoredTokens): Promise<void> {
+    await this.change((data) => {
+      data.tokens[resource] = tokens;
+    });
+  }
+  async deleteTokens(resource: string): Promise<void> {
+    await this.change((data) => {
+      delete data.tokens[resource];
+    });
+  }
+  async getClient(issuer: string): Promise<StoredClient | undefined> {
+    return own((await this.read()).clients, issuer);
+  }
+  async setClient(issuer: string, client: StoredClient): Promise<void> {
+    await this.change((data) => {
+      data.clients[issuer] = client;
+    });
+  }
+  async deleteClient(issuer: string): Promise<void> {
+    await this.change((data) => {
+      delete data.clients[issuer];
+    });
+  }
+
+  /** Every resource that has tokens, sorted by URL. */
+  async resources(): Promise<[string, StoredTokens][]> {
+    return Object.entries((await this.read()).tokens).sort(([a], [b]) => a.localeCompare(b));
+  }
+
+  /** Forgets every token and registration: the file is removed (even when unreadable). */
+  async clear(): Promise<void> {
+    await this.locked(async () => {
+      await unlink(this.file).catch(ignoreMissing);
+    });
+  }
+
+  // ---- file --------------------------------------------------------------------------------
+
+  private async read(): Promise<StoreFile> {
+    let text: string;
+    try {
+      text = await readFile(this.file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return empty();
+      throw new TokenStoreError(
+        `cannot read the token file ${this.file}: ${(error as Error).message}`,
+      );
+    }
+    return parseStore(text, this.file);
+  }
+
+  private async change(edit: (data: StoreFile) => void): Promise<void> {
+    await this.locked(async () => {
+      const data = await this.read();
+      edit(data);
+      await this.write(data);
+    });
+  }
+
+  private async write(data: StoreFile): Promise<void> {
+    const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+    try {
+      const handle = await open(temporary, "wx", 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, this.file);
+    } catch (error) {
+      await unlink(temporary).catch(() => {});
+      throw new TokenStoreError(
+        `cannot write the token file ${this.file}: ${(error as Error).message}`,
+      );
+    }
+  }
+
+  /** Runs `body` holding `<file>.lock` (created with O_EXCL; a dead holder's lock is taken over). */
+  private async locked(body: () => Promise<void>): Promise<void> {
+    await ensureDirectory(dirname(this.file));
+    const lock = `${this.file}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const handle = await open(lock, "wx", 0o600);
+        await handle.writeFile(`${process.pid} ${hostname()}`);
+        await handle.close();
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+          throw new TokenStoreError(`cannot lock ${lock}: ${(error as Error).message}`);
+        }
+      }
+      const holder = await lockHolder(lock);
+      if (holder === "released") continue;
+      if (holder === "stale") {
+        // Between our look and this unlink another process could take over the same stale
+        // lock; only a crashed holder leads here, and the window is a few microseconds.
+        await unlink(lock).catch(ignoreMissing);
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new TokenStoreError(
+          `${lock} is held by another process; remove it if no mcpwire is running`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+    try {
+      await body();
+    } finally {
+      await unlink(lock).catch(() => {});
+    }
+  }
+}
+
+function empty(): StoreFile {
+  return { version: 1, tokens: {}, clients: {} };
+}
+
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** The file's content checked for the shape we write; anything else is a clear error. */
+export function parseStore(text: string, file: string): StoreFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new TokenStoreError(
+      `the token file ${file} is not valid JSON: fix or remove it (mcpwire auth logout removes it)`,
+    );
+  }
+  const data = value as Partial<StoreFile> | null;
+  const isRecord = (item: unknown): item is Record<string, unknown> =>
+    typeof item === "object" && item !== null && !Array.isArray(item);
+  if (
+    !isRecord(data) ||
+    data.version !== 1 ||
+    !isRecord(data.tokens) ||
+    !isRecord(data.clients) ||
+    !Object.values(data.tokens).every(
+      (t) => isRecord(t) && typeof t.accessToken === "string" && typeof t.issuer === "string",
+    ) ||
+    !Object.values(data.clients).every((c) => isRecord(c) && typeof c.clientId === "string")
+  ) {
+    throw new TokenStoreError(
+      `the token file ${file} is not an mcpwire token file (version 1): fix or remove it (mcpwire auth logout removes it)`,
+    );
+  }
+  // Parsed objects have Object.prototype: entries are read with Object.hasOwn (see `own`).
+  return data as StoreFile;
+}
+
+/**
+ * "stale": its holder is gone (same host, no such process) or it is simply too old;
+ * "released": it vanished meanwhile (try again; never unlink then, it may be a new holder's).
+ */
+async function lockHolder(lock: string): Promise<"held" | "stale" | "released"> {
+  try {
+    const [text, info] = await Promise.all([readFile(lock, "utf8"), stat(lock)]);
+    const [pid, host] = text.split(" ");
+    if (host === hostname() && pid !== undefined && !alive(Number(pid))) return "stale";
+    return Date.now() - info.mtimeMs > STALE_LOCK_MS ? "stale" : "held";
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return "released";
+    throw new TokenStoreError(`cannot read the lock ${lock}: ${(error as Error).message}`);
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Creates the directory 0700 (umask can only narrow that). One that exists is left as it is:
+ * it may be a directory the user chose on purpose ($MCPWIRE_HOME); the file itself is 0600.
+ */
+async function ensureDirectory(directory: string): Promise<void> {
+  try {
+    await mkdir(directory, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new TokenStoreError(`cannot create ${directory}: ${(error as Error).message}`);
+  }
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+}
