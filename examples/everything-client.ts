@@ -54,13 +54,35 @@ const handlers: McpClientOptions["handlers"] = {
 
 /**
  * The OAuth client for the auth/* scenarios: authorization code headlessly (the mock servers
- * redirect at once), or client credentials when the context carries them.
+ * redirect at once), client credentials, JWT bearer (workload identity) or enterprise-managed
+ * with what the context carries. DPoP needs no setting: the client binds its tokens when the
+ * authorization server offers it and the MCP server challenges with DPoP (auth/dpop*).
  */
 async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined> {
   if (!scenario.name.startsWith("auth/")) return undefined;
   // Loaded here: the other scenarios never pay for the OAuth dependencies.
   const { headlessRedirect, importPrivateKey, OAuthClient } = await import("../src/auth/index.js");
   const context = scenario.context as Record<string, string | undefined>;
+  if (scenario.name === "auth/wif-jwt-bearer") {
+    // The workload's identity token, as its platform would hand it over.
+    return new OAuthClient({
+      grant: "jwt_bearer",
+      clientId: context.client_id,
+      assertion: () => context.valid_jwt ?? "",
+    });
+  }
+  if (scenario.name === "auth/enterprise-managed-authorization") {
+    return new OAuthClient({
+      grant: "enterprise",
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+      enterprise: {
+        idpIssuer: context.idp_issuer ?? "",
+        idpClientId: context.idp_client_id ?? "",
+        idToken: context.idp_id_token ?? "",
+      },
+    });
+  }
   if (scenario.name.startsWith("auth/client-credentials")) {
     const privateKey = context.private_key_pem
       ? await importPrivateKey(context.private_key_pem, context.signing_algorithm ?? "ES256")

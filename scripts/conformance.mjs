@@ -14,8 +14,8 @@
  * mcpwire's own processes run on this node (Node 20 is fine).
  *
  * Exit code 1 when a scenario we target (every scored one, plus the pending/added-after-release
- * ones, plus the extensions mcpwire implements: the tasks-* scenarios; other extensions are
- * shown but not judged) fails without being listed in
+ * ones, plus the extensions mcpwire implements: the server's tasks-* scenarios and the client's
+ * auth/* ones; other extensions are shown but not judged) fails without being listed in
  * conformance/expected-failures.yml, when a listed one passes (stale entry), or when the suite's
  * own verdict with that baseline is a failure.
  */
@@ -30,8 +30,21 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SETS = ["2025-11-25", "2026-07-28"];
 const ROLES = ["server", "client"];
 const DEFAULT_BASELINE = join(ROOT, "conformance", "expected-failures.yml");
-/** Extension scenarios judged like scored ones: mcpwire implements io.modelcontextprotocol/tasks. */
-const JUDGED_EXTENSIONS = /^tasks-/;
+/**
+ * Extension scenarios judged like scored ones, per role: mcpwire implements
+ * io.modelcontextprotocol/tasks (server) and the auth extensions (client: client credentials,
+ * enterprise-managed authorization, DPoP, workload identity).
+ */
+const JUDGED_EXTENSIONS = { server: /^tasks-/, client: /^auth\// };
+/** The client auth extension scenarios each client run must contain (see the tasks list below). */
+const REQUIRED_CLIENT_AUTH_EXTENSIONS = [
+  "auth/client-credentials-basic",
+  "auth/client-credentials-jwt",
+  "auth/dpop",
+  "auth/dpop-nonce",
+  "auth/enterprise-managed-authorization",
+  "auth/wif-jwt-bearer",
+];
 /**
  * The tasks-* scenarios the 2026-07-28 server run must contain, judged whether or not the
  * requirement file names them: one the suite stopped running is a regression, not a pass.
@@ -308,6 +321,7 @@ async function main() {
       ...requirements.notScored[role].keys(),
       ...checks.keys(),
       ...(role === "server" && set === "2026-07-28" ? REQUIRED_TASK_SCENARIOS : []),
+      ...(role === "client" ? REQUIRED_CLIENT_AUTH_EXTENSIONS : []),
     ]);
     const total = { pass: 0, warn: 0, fail: 0, expected: 0, extensionFail: 0, seconds: took };
     totals.set(`${role} ${set}`, total);
@@ -318,7 +332,7 @@ async function main() {
       const key = `${role}\u0000${name}`;
       if (!rows.has(key)) rows.set(key, { role, name, cells: {} });
       rows.get(key).cells[set] = cell(outcome, reason, baselined);
-      const judged = reason !== "extension" || (role === "server" && JUDGED_EXTENSIONS.test(name));
+      const judged = reason !== "extension" || JUDGED_EXTENSIONS[role].test(name);
       const bad = outcome === "fail" || outcome === "missing";
       if (!judged) {
         if (bad) total.extensionFail += 1;
@@ -370,7 +384,7 @@ async function main() {
   lines.push(
     "",
     problems.length === 0
-      ? `Verdict: OK (no regression against ${relative(ROOT, options.baseline)}; extensions other than tasks are not judged).`
+      ? `Verdict: OK (no regression against ${relative(ROOT, options.baseline)}; extensions other than tasks and client auth are not judged).`
       : `Verdict: REGRESSION\n${problems.map((p) => `- ${p}`).join("\n")}`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);

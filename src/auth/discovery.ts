@@ -14,6 +14,8 @@ export interface ResourceMetadata {
   readonly resource: string;
   readonly authorizationServers: readonly string[];
   readonly scopesSupported?: readonly string[];
+  /** It names DPoP (`dpop_signing_alg_values_supported` or `dpop_bound_access_tokens_required`). */
+  readonly dpop?: boolean;
   /** Where it was found. */
   readonly url: string;
 }
@@ -106,6 +108,10 @@ function checkResourceMetadata(
   endpoint: URL,
 ): ResourceMetadata {
   const { resource, authorization_servers: servers, scopes_supported: scopes } = body;
+  const dpop =
+    body.dpop_bound_access_tokens_required === true ||
+    (Array.isArray(body.dpop_signing_alg_values_supported) &&
+      body.dpop_signing_alg_values_supported.length > 0);
   if (typeof resource !== "string") {
     throw new AuthorizationError("discovery", `${url.href} names no resource`);
   }
@@ -131,6 +137,7 @@ function checkResourceMetadata(
     resource,
     authorizationServers: servers as string[],
     ...(scopesSupported ? { scopesSupported } : {}),
+    ...(dpop ? { dpop } : {}),
     url: url.href,
   };
 }

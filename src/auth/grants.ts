@@ -1,12 +1,20 @@
 /**
  * The token requests, all through oauth4webapi: the authorization code grant with PKCE (S256)
- * and RFC 9207 `iss` validation before the code goes anywhere, refresh, and client credentials.
- * Every authorization and token request names the resource (RFC 8707).
+ * and RFC 9207 `iss` validation before the code goes anywhere, refresh, client credentials, and
+ * the JWT bearer grant (RFC 7523: workload identity, enterprise-managed authorization).
+ * Every authorization and token request names the resource (RFC 8707). With a DPoP key each
+ * token request carries a proof, and a `use_dpop_nonce` answer is retried once with the nonce
+ * the server sent (RFC 9449 §8).
  */
 import * as oauth from "oauth4webapi";
-import { AuthorizationError, assertSecureUrl } from "../transports/http/client/auth.js";
+import {
+  AuthorizationError,
+  type AuthorizationStep,
+  assertSecureUrl,
+} from "../transports/http/client/auth.js";
 import type { ClientIdentity } from "./client-identity.js";
 import { authorizationFailure } from "./describe.js";
+import type { DpopKey } from "./dpop.js";
 import type { AuthHttp } from "./http.js";
 import type { RedirectHandler } from "./redirect.js";
 
@@ -16,6 +24,37 @@ export interface GrantContext {
   readonly identity: ClientIdentity;
   /** The PRM `resource`. */
   readonly resource: string;
+  /** Binds the tokens to this key (DPoP) when present. */
+  readonly dpop?: DpopKey;
+}
+
+export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/**
+ * Sends a token request and processes its answer; when the server wants a DPoP nonce (the
+ * handle has cached it from the answer), sends it once more.
+ */
+export async function tokenRequest(
+  context: GrantContext,
+  step: AuthorizationStep,
+  send: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
+  process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+): Promise<oauth.TokenEndpointResponse> {
+  const { http, as, dpop } = context;
+  const options = () => ({
+    ...http.options(as.token_endpoint, step, "the token endpoint"),
+    ...(dpop === undefined ? {} : { DPoP: dpop.handle }),
+  });
+  try {
+    try {
+      return await process(await send(options()));
+    } catch (error) {
+      if (dpop === undefined || !oauth.isDPoPNonceError(error)) throw error;
+      return await process(await send(options()));
+    }
+  } catch (error) {
+    throw authorizationFailure(step, error);
+  }
 }
 
 export async function authorizationCodeGrant(
@@ -23,7 +62,7 @@ export async function authorizationCodeGrant(
   redirect: RedirectHandler,
   scopes: readonly string[],
 ): Promise<oauth.TokenEndpointResponse> {
-  const { http, as, identity, resource } = context;
+  const { as, identity, resource } = context;
   if (!as.code_challenge_methods_supported?.includes("S256")) {
     // security-considerations.mdx: no advertised S256, no PKCE we can rely on: refuse.
     throw new AuthorizationError(
@@ -56,64 +95,85 @@ export async function authorizationCodeGrant(
   } catch (error) {
     throw authorizationFailure("authorize", error);
   }
-  try {
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      identity.client,
-      identity.authentication,
-      callback,
-      redirect.redirectUri,
-      verifier,
-      {
-        additionalParameters: { resource },
-        ...http.options(as.token_endpoint, "token", "the token endpoint"),
-      },
-    );
-    return await oauth.processAuthorizationCodeResponse(as, identity.client, response);
-  } catch (error) {
-    throw authorizationFailure("token", error);
-  }
+  return tokenRequest(
+    context,
+    "token",
+    (options) =>
+      oauth.authorizationCodeGrantRequest(
+        as,
+        identity.client,
+        identity.authentication,
+        callback,
+        redirect.redirectUri,
+        verifier,
+        { ...options, additionalParameters: { resource } },
+      ),
+    (response) => oauth.processAuthorizationCodeResponse(as, identity.client, response),
+  );
 }
 
 export async function refreshGrant(
   context: GrantContext,
   refreshToken: string,
 ): Promise<oauth.TokenEndpointResponse> {
-  const { http, as, identity, resource } = context;
-  try {
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      identity.client,
-      identity.authentication,
-      refreshToken,
-      {
+  const { as, identity, resource } = context;
+  return tokenRequest(
+    context,
+    "refresh",
+    (options) =>
+      oauth.refreshTokenGrantRequest(as, identity.client, identity.authentication, refreshToken, {
+        ...options,
         additionalParameters: { resource },
-        ...http.options(as.token_endpoint, "refresh", "the token endpoint"),
-      },
-    );
-    return await oauth.processRefreshTokenResponse(as, identity.client, response);
-  } catch (error) {
-    throw authorizationFailure("refresh", error);
-  }
+      }),
+    (response) => oauth.processRefreshTokenResponse(as, identity.client, response),
+  );
 }
 
-export async function clientCredentialsGrant(
+export function clientCredentialsGrant(
   context: GrantContext,
   scopes: readonly string[],
 ): Promise<oauth.TokenEndpointResponse> {
-  const { http, as, identity, resource } = context;
-  const parameters: Record<string, string> = { resource };
+  return parameterGrant(context, "client_credentials", {}, scopes);
+}
+
+/** RFC 7523 §2.1: the assertion (a workload's JWT, an ID-JAG) is the grant. */
+export function jwtBearerGrant(
+  context: GrantContext,
+  assertion: string,
+  scopes: readonly string[],
+): Promise<oauth.TokenEndpointResponse> {
+  return parameterGrant(context, JWT_BEARER_GRANT, { assertion }, scopes);
+}
+
+/** A grant that is just its parameters, the resource and the scopes. */
+function parameterGrant(
+  context: GrantContext,
+  grantType: string,
+  parameters: Record<string, string>,
+  scopes: readonly string[],
+): Promise<oauth.TokenEndpointResponse> {
+  const { as, identity } = context;
+  return tokenRequest(
+    context,
+    "token",
+    (options) =>
+      oauth.genericTokenEndpointRequest(
+        as,
+        identity.client,
+        identity.authentication,
+        grantType,
+        { ...withResourceAndScopes(context, scopes), ...parameters },
+        options,
+      ),
+    (response) => oauth.processGenericTokenEndpointResponse(as, identity.client, response),
+  );
+}
+
+function withResourceAndScopes(
+  context: GrantContext,
+  scopes: readonly string[],
+): Record<string, string> {
+  const parameters: Record<string, string> = { resource: context.resource };
   if (scopes.length > 0) parameters.scope = scopes.join(" ");
-  try {
-    const response = await oauth.clientCredentialsGrantRequest(
-      as,
-      identity.client,
-      identity.authentication,
-      parameters,
-      http.options(as.token_endpoint, "token", "the token endpoint"),
-    );
-    return await oauth.processClientCredentialsResponse(as, identity.client, response);
-  } catch (error) {
-    throw authorizationFailure("token", error);
-  }
+  return parameters;
 }

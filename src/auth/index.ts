@@ -13,6 +13,7 @@ export {
   type HttpAuthRequest,
   isLoopbackUrl,
 } from "../transports/http/client/auth.js";
+export { assertionFromFile } from "./assertion-file.js";
 export {
   type ClientIdentity,
   type ClientIdentityOptions,
@@ -26,13 +27,20 @@ export {
   resourceIdentifies,
   resourceMetadataUrls,
 } from "./discovery.js";
+export type { StoredDpopKey } from "./dpop.js";
+export type { EnterpriseOptions } from "./enterprise.js";
 export {
   defaultTokenFile,
   FileTokenStore,
   mcpwireHome,
   TokenStoreError,
 } from "./file-token-store.js";
-export { OAuthClient, type OAuthClientOptions, scopesOf } from "./oauth-client.js";
+export {
+  OAuthClient,
+  type OAuthClientOptions,
+  type OAuthGrant,
+  scopesOf,
+} from "./oauth-client.js";
 export { importPrivateKey, type PrivateKey } from "./private-key.js";
 export {
   type HeadlessRedirectOptions,

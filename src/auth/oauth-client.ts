@@ -9,6 +9,14 @@
  *   challenged ones; refused when that adds nothing (the server would only refuse again).
  * - Before a request, a token about to expire is refreshed.
  *
+ * - 401 with a DPoP `use_dpop_nonce` error: send again with the nonce the server gave.
+ *
+ * Grants: authorization code (with a redirect handler), client credentials, JWT bearer with an
+ * assertion from the environment (workload identity), enterprise-managed (token exchange at the
+ * enterprise IdP, then JWT bearer). Each is DPoP-bound (RFC 9449) when `dpop` says so, or by
+ * default when the authorization server offers DPoP and the MCP server shows it takes DPoP
+ * tokens (a DPoP challenge, or DPoP fields in its resource metadata).
+ *
  * One OAuthClient serves one MCP server (its tokens are bound to that resource). One renewal at
  * a time per client: parallel requests that meet an expired token wait for the
  * same refresh and then retry with its result, so a rotating refresh token is used once.
@@ -26,20 +34,47 @@ import {
   discoverResource,
   type ResourceMetadata,
 } from "./discovery.js";
+import { DpopKey, dpopAlgorithm } from "./dpop.js";
+import { type EnterpriseOptions, identityAssertionGrant } from "./enterprise.js";
 import {
   authorizationCodeGrant,
   clientCredentialsGrant,
   type GrantContext,
+  JWT_BEARER_GRANT,
+  jwtBearerGrant,
   refreshGrant,
 } from "./grants.js";
 import { AuthHttp } from "./http.js";
 import type { RedirectHandler } from "./redirect.js";
 import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.js";
-import { type ResourceChallenge, resourceChallenge, splitScopes } from "./www-authenticate.js";
+import {
+  type AuthChallenge,
+  parseWwwAuthenticate,
+  type ResourceChallenge,
+  resourceChallenge,
+  splitScopes,
+} from "./www-authenticate.js";
+
+export type OAuthGrant = "authorization_code" | "client_credentials" | "jwt_bearer" | "enterprise";
 
 export interface OAuthClientOptions extends ClientIdentityOptions {
-  /** "authorization_code" (default; needs `redirect`) or "client_credentials". */
-  grant?: "authorization_code" | "client_credentials";
+  /**
+   * "authorization_code" (default; needs `redirect`), "client_credentials", "jwt_bearer" (needs
+   * `assertion`) or "enterprise" (needs `enterprise`).
+   */
+  grant?: OAuthGrant;
+  /**
+   * For "jwt_bearer": the JWT to present (RFC 7523), e.g. a workload identity token; a function
+   * is asked each time a token is needed (see `assertionFromFile`).
+   */
+  assertion?: string | (() => string | Promise<string>);
+  /** For "enterprise": the identity provider and the user's ID token. */
+  enterprise?: EnterpriseOptions;
+  /**
+   * DPoP-bound tokens (RFC 9449). true: always ask for them; false: never; default: when the
+   * authorization server offers DPoP and the MCP server shows it accepts it.
+   */
+  dpop?: boolean;
   /** How the user authorizes (authorization code grant). */
   redirect?: RedirectHandler;
   /** Scopes to ask for besides those the server names. */
@@ -76,13 +111,28 @@ export class OAuthClient implements HttpAuthProvider {
   private renewal: Promise<void> | undefined;
   private stepUps = 0;
   private resourceKey: string | undefined;
+  /** The key of the current tokens (or the one new tokens will be bound to). */
+  private dpop: DpopKey | undefined;
+  /** The MCP server challenged with the DPoP scheme or names DPoP in its metadata. */
+  private resourceTakesDpop = false;
 
   constructor(options: OAuthClientOptions) {
-    if ((options.grant ?? "authorization_code") === "authorization_code" && !options.redirect) {
+    const grant = options.grant ?? "authorization_code";
+    if (grant === "authorization_code" && !options.redirect) {
       throw new TypeError("OAuthClient: the authorization code grant needs a redirect handler");
     }
-    if (options.grant === "client_credentials" && options.clientId === undefined) {
-      throw new TypeError("OAuthClient: the client credentials grant needs a clientId");
+    if (
+      grant !== "authorization_code" &&
+      grant !== "enterprise" &&
+      options.clientId === undefined
+    ) {
+      throw new TypeError(`OAuthClient: the ${grant} grant needs a clientId`);
+    }
+    if (grant === "jwt_bearer" && options.assertion === undefined) {
+      throw new TypeError("OAuthClient: the jwt_bearer grant needs an assertion");
+    }
+    if (grant === "enterprise" && (options.enterprise === undefined || !options.clientId)) {
+      throw new TypeError("OAuthClient: the enterprise grant needs `enterprise` and a clientId");
     }
     this.options = options;
     this.http = new AuthHttp(options.fetch, options.timeoutMs);
@@ -114,11 +164,17 @@ export class OAuthClient implements HttpAuthProvider {
       await this.renewal;
       if (this.tokens === undefined) return {};
     }
-    return { Authorization: `Bearer ${(this.tokens as StoredTokens).accessToken}` };
+    return this.requestHeaders(request, this.tokens as StoredTokens);
   }
 
   async onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail"> {
+    if (this.wantsDpopNonce(challenge)) return "retry";
+    // The one retry for new credentials was spent: another challenge is the answer.
+    if (challenge.retried) return "fail";
     const parsed = resourceChallenge(challenge.headers);
+    if (parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(isDpop)) {
+      this.resourceTakesDpop = true;
+    }
     if (challenge.status === 403 && parsed?.error !== "insufficient_scope") return "fail";
     while (this.renewal) {
       const failure = await this.renewal.then(
@@ -128,7 +184,10 @@ export class OAuthClient implements HttpAuthProvider {
       if (failure !== undefined) throw failure;
     }
     // Another request renewed the credentials after this one was sent: just send it again.
-    if (this.tokens !== undefined && this.authorizationHeader() !== challenge.sent.Authorization) {
+    if (
+      this.tokens !== undefined &&
+      authorizationOf(this.tokens) !== challenge.sent.Authorization
+    ) {
       return "retry";
     }
     this.renewal = (
@@ -140,6 +199,20 @@ export class OAuthClient implements HttpAuthProvider {
     });
     await this.renewal;
     return "retry";
+  }
+
+  /**
+   * A 401 whose DPoP challenge says `use_dpop_nonce` to a request that carried a proof: keep the
+   * nonce it sent (RFC 9449 §9). False when it is no such answer, or repeats the nonce just used.
+   */
+  private wantsDpopNonce(challenge: HttpAuthChallenge): boolean {
+    const nonce = challenge.headers.get("dpop-nonce");
+    if (challenge.status !== 401 || nonce === null || this.dpop === undefined) return false;
+    if (challenge.sent.DPoP === undefined) return false;
+    const asked = parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(
+      (c) => isDpop(c) && c.params.error === "use_dpop_nonce",
+    );
+    return asked && this.dpop.rememberNonce(challenge.request.url, nonce);
   }
 
   /** Forgets the tokens of this client (and the store's). Registrations stay. */
@@ -220,15 +293,63 @@ export class OAuthClient implements HttpAuthProvider {
   private async grant(session: Session, scopes: readonly string[]): Promise<void> {
     const { as } = session.grant;
     const asked = this.withOfflineAccess(as, scopes);
-    const response =
-      this.options.grant === "client_credentials"
-        ? await clientCredentialsGrant(session.grant, asked)
-        : await authorizationCodeGrant(
-            session.grant,
-            this.options.redirect as RedirectHandler,
-            asked,
-          );
-    await this.keep(response, as.issuer, scopes, undefined);
+    // New tokens: bound to the key in use, or to a new one when DPoP starts here.
+    const context: GrantContext = { ...session.grant, ...(await this.dpopFor(session)) };
+    let response: oauth.TokenEndpointResponse;
+    switch (this.options.grant ?? "authorization_code") {
+      case "client_credentials":
+        response = await clientCredentialsGrant(context, asked);
+        break;
+      case "jwt_bearer":
+        response = await jwtBearerGrant(context, await this.assertion(), asked);
+        break;
+      case "enterprise": {
+        const grant = await identityAssertionGrant(
+          this.http,
+          this.options.enterprise as EnterpriseOptions,
+          as.issuer,
+          context.resource,
+          asked,
+        );
+        response = await jwtBearerGrant(context, grant, asked);
+        break;
+      }
+      default:
+        response = await authorizationCodeGrant(
+          context,
+          this.options.redirect as RedirectHandler,
+          asked,
+        );
+    }
+    await this.keep(response, as.issuer, scopes, undefined, context.dpop);
+  }
+
+  private async assertion(): Promise<string> {
+    const source = this.options.assertion as NonNullable<OAuthClientOptions["assertion"]>;
+    const value = typeof source === "string" ? source : await source();
+    if (typeof value !== "string" || value.length === 0) {
+      throw new AuthorizationError("token", "the JWT bearer assertion provider gave no assertion");
+    }
+    return value;
+  }
+
+  /**
+   * The DPoP key for a grant at this session's authorization server: the current one, a new
+   * one, or none (see the `dpop` option).
+   */
+  private async dpopFor(session: Session): Promise<{ dpop?: DpopKey }> {
+    if (this.options.dpop === false) return {};
+    const offered = session.grant.as.dpop_signing_alg_values_supported;
+    if (this.dpop !== undefined && (offered === undefined || offered.includes(this.dpop.alg))) {
+      return { dpop: this.dpop };
+    }
+    const wanted =
+      this.options.dpop === true ||
+      (offered !== undefined && (this.resourceTakesDpop || session.metadata.dpop === true));
+    const alg = wanted ? dpopAlgorithm(offered) : undefined;
+    if (alg === undefined) return {};
+    this.dpop = await DpopKey.generate(alg);
+    return { dpop: this.dpop };
   }
 
   private async refresh(endpoint: URL, tokens: StoredTokens, known: Session | undefined) {
@@ -236,8 +357,19 @@ export class OAuthClient implements HttpAuthProvider {
     if (session.grant.as.issuer !== tokens.issuer) {
       throw new AuthorizationError("refresh", "the token came from another authorization server");
     }
-    const response = await refreshGrant(session.grant, tokens.refreshToken as string);
-    await this.keep(response, tokens.issuer, tokens.requestedScopes ?? [], tokens.refreshToken);
+    // A DPoP-bound refresh token is refreshed with the key it is bound to.
+    const dpop = tokens.dpopKey === undefined ? undefined : this.dpop;
+    const response = await refreshGrant(
+      dpop === undefined ? session.grant : { ...session.grant, dpop },
+      tokens.refreshToken as string,
+    );
+    await this.keep(
+      response,
+      tokens.issuer,
+      tokens.requestedScopes ?? [],
+      tokens.refreshToken,
+      dpop,
+    );
   }
 
   private async discover(endpoint: URL, hinted: string | undefined): Promise<Session> {
@@ -261,12 +393,15 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private identityRequest() {
+    const grant = this.options.grant ?? "authorization_code";
     return {
       redirectUris: this.options.redirect ? [this.options.redirect.redirectUri] : [],
       grantTypes:
-        this.options.grant === "client_credentials"
-          ? ["client_credentials"]
-          : ["authorization_code", "refresh_token"],
+        grant === "authorization_code"
+          ? ["authorization_code", "refresh_token"]
+          : grant === "client_credentials"
+            ? ["client_credentials"]
+            : [JWT_BEARER_GRANT],
     };
   }
 
@@ -277,12 +412,19 @@ export class OAuthClient implements HttpAuthProvider {
     issuer: string,
     requestedScopes: readonly string[],
     previousRefresh: string | undefined,
+    dpop: DpopKey | undefined,
   ): Promise<void> {
     const refreshToken = response.refresh_token ?? previousRefresh;
     const lifetime = response.expires_in;
+    const tokenType = response.token_type.toLowerCase();
+    if (tokenType === "dpop" && dpop === undefined) {
+      throw new AuthorizationError("token", "the server issued a DPoP token without a DPoP proof");
+    }
     const tokens: StoredTokens = {
       accessToken: response.access_token,
-      tokenType: response.token_type,
+      tokenType,
+      // Kept with a bound token, and with a bearer one too when the refresh token may be bound.
+      ...(dpop === undefined ? {} : { dpopKey: dpop.stored }),
       ...(refreshToken === undefined ? {} : { refreshToken }),
       ...(typeof lifetime === "number" ? { expiresAt: this.now() + lifetime * 1000 } : {}),
       requestedScopes: [...requestedScopes],
@@ -295,9 +437,13 @@ export class OAuthClient implements HttpAuthProvider {
   private async load(endpoint: URL): Promise<void> {
     this.resourceKey = endpoint.href;
     const stored = await this.store.getTokens(this.resourceKey);
+    const key = stored?.dpopKey === undefined ? undefined : await DpopKey.restore(stored.dpopKey);
     if (!this.loaded) {
       this.loaded = true;
-      this.tokens ??= stored;
+      if (this.tokens === undefined && stored !== undefined) {
+        this.tokens = stored;
+        this.dpop = key;
+      }
     }
   }
 
@@ -311,15 +457,24 @@ export class OAuthClient implements HttpAuthProvider {
     return this.now() >= tokens.expiresAt - (this.options.refreshLeewayMs ?? 30_000);
   }
 
-  private authorizationHeader(): string | undefined {
-    return this.tokens === undefined ? undefined : `Bearer ${this.tokens.accessToken}`;
+  /** Authorization (and for a DPoP-bound token, a fresh proof for this very request). */
+  private async requestHeaders(
+    request: HttpAuthRequest,
+    tokens: StoredTokens,
+  ): Promise<Record<string, string>> {
+    if (tokens.tokenType !== "dpop") return { Authorization: authorizationOf(tokens) };
+    const key = this.dpop as DpopKey;
+    return {
+      Authorization: authorizationOf(tokens),
+      DPoP: await key.proof(request.method, request.url, tokens.accessToken),
+    };
   }
 
   /** SEP-2207: `offline_access` only when the authorization server lists it. */
   private withOfflineAccess(as: oauth.AuthorizationServer, scopes: readonly string[]) {
     if (
       this.options.offlineAccess === false ||
-      this.options.grant === "client_credentials" ||
+      (this.options.grant ?? "authorization_code") !== "authorization_code" ||
       scopes.length === 0 ||
       scopes.includes("offline_access") ||
       !as.scopes_supported?.includes("offline_access")
@@ -328,6 +483,14 @@ export class OAuthClient implements HttpAuthProvider {
     }
     return [...scopes, "offline_access"];
   }
+}
+
+function isDpop(challenge: AuthChallenge): boolean {
+  return challenge.scheme === "dpop";
+}
+
+function authorizationOf(tokens: StoredTokens): string {
+  return `${tokens.tokenType === "dpop" ? "DPoP" : "Bearer"} ${tokens.accessToken}`;
 }
 
 function union(...lists: (readonly string[])[]): string[] {

@@ -3,11 +3,14 @@
  * registrations per authorization server (keyed by its `issuer`, as the spec's "Authorization
  * Server Binding" asks). Async so a file or shared store can replace the in-memory default.
  */
+import type { StoredDpopKey } from "./dpop.js";
 
 export interface StoredTokens {
   readonly accessToken: string;
-  /** "Bearer" (or "DPoP" later). */
+  /** "bearer" or "dpop" (as the token endpoint said, lower-cased). */
   readonly tokenType: string;
+  /** The key a DPoP-bound token (and its refresh token) is bound to. */
+  readonly dpopKey?: StoredDpopKey;
   readonly refreshToken?: string;
   /** Milliseconds since the epoch; absent when the server gave no lifetime. */
   readonly expiresAt?: number;

@@ -1,13 +1,38 @@
 /**
  * A small authorization server on 127.0.0.1 that issues JWT access tokens (RFC 9068) signed
  * with jose, for the resource server tests: RFC 8414 metadata, a JWKS (whose key can be
- * rotated), a token endpoint (client credentials: aud = the requested resource), and RFC 7662
+ * rotated), a token endpoint (client credentials: aud = the requested resource; and the JWT
+ * bearer grant with assertions signed by a key the test trusts), DPoP-bound tokens when asked
+ * (a proof at the token endpoint, optionally with a nonce it insists on), and RFC 7662
  * introspection of opaque tokens it was told about. Every request is counted by path.
  */
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import {
+  type CryptoKey,
+  exportJWK,
+  generateKeyPair,
+  type JWK,
+  type JWTPayload,
+  jwtVerify,
+  SignJWT,
+} from "jose";
+import { checkTokenRequestProof } from "./token-request-proof.js";
+
+export interface JwtIssuerOptions {
+  /** Offer DPoP (dpop_signing_alg_values_supported) and bind tokens to the proof's key. */
+  dpop?: { algorithms: string[]; nonce?: string };
+}
+
+/** What a token request carried. */
+export interface TokenRequestSeen {
+  grantType: string | null;
+  assertion: string | null;
+  dpop: boolean;
+}
+
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 export interface SigningKey {
   kid: string;
@@ -47,6 +72,9 @@ export interface JwtIssuer {
   readonly introspectionClient: { id: string; secret: string };
   /** Client credentials the token endpoint accepts: id → secret and scopes it may have. */
   readonly clients: Map<string, { secret: string; scopes: string[] }>;
+  /** Keys whose JWT bearer assertions it accepts (subject = the assertion's `sub`). */
+  readonly assertionKeys: CryptoKey[];
+  readonly tokenRequests: TokenRequestSeen[];
   close(): Promise<void>;
 }
 
@@ -57,12 +85,14 @@ export async function newKey(): Promise<SigningKey> {
   return { kid, privateKey, jwk };
 }
 
-export async function startJwtIssuer(): Promise<JwtIssuer> {
+export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<JwtIssuer> {
   let current = await newKey();
   const hits = new Map<string, number>();
   const introspection = new Map<string, Introspected>();
   const introspectionClient = { id: "rs-client", secret: "rs-secret" };
   const clients = new Map<string, { secret: string; scopes: string[] }>();
+  const assertionKeys: CryptoKey[] = [];
+  const tokenRequests: TokenRequestSeen[] = [];
   let issuer = "";
 
   const mint = async (audience: string, options: MintOptions = {}) => {
@@ -80,6 +110,83 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
     })
       .setProtectedHeader({ alg: "ES256", kid: key.kid, typ: options.typ ?? "at+jwt" })
       .sign(key.privateKey);
+  };
+
+  interface Answer {
+    status: number;
+    body: unknown;
+    headers?: Record<string, string>;
+  }
+  /** The subject and client of a grant, or the error to answer. */
+  const grantOf = async (
+    form: URLSearchParams,
+    basicId: string | undefined,
+    basicSecret: string | undefined,
+  ): Promise<{ subject: string; scopes: string[] } | Answer> => {
+    const asked = (form.get("scope") ?? "").split(" ").filter((s) => s !== "");
+    if (form.get("grant_type") === JWT_BEARER) {
+      for (const key of assertionKeys) {
+        try {
+          const { payload } = await jwtVerify(form.get("assertion") ?? "", key, {
+            audience: issuer,
+          });
+          return { subject: String(payload.sub), scopes: asked };
+        } catch {
+          // try the next key
+        }
+      }
+      return { status: 400, body: { error: "invalid_grant" } };
+    }
+    if (form.get("grant_type") !== "client_credentials") {
+      return { status: 400, body: { error: "unsupported_grant_type" } };
+    }
+    const client = clients.get(basicId ?? "");
+    if (!client || client.secret !== basicSecret) {
+      return { status: 401, body: { error: "invalid_client" } };
+    }
+    return { subject: basicId as string, scopes: asked.filter((s) => client.scopes.includes(s)) };
+  };
+
+  const token = async (
+    form: URLSearchParams,
+    basicId: string | undefined,
+    basicSecret: string | undefined,
+    proof: string | undefined,
+  ): Promise<Answer> => {
+    const grant = await grantOf(form, basicId, basicSecret);
+    if ("status" in grant) return grant;
+    const resource = form.get("resource");
+    if (!resource) return { status: 400, body: { error: "invalid_target" } };
+    let jkt: string | undefined;
+    if (options.dpop && proof !== undefined) {
+      const outcome = await checkTokenRequestProof(proof, `${issuer}/token`, options.dpop.nonce);
+      if (!outcome.ok) {
+        return {
+          status: 400,
+          body: { error: outcome.error },
+          ...(outcome.nonce ? { headers: { "DPoP-Nonce": outcome.nonce } } : {}),
+        };
+      }
+      jkt = outcome.jkt;
+    }
+    const scope = grant.scopes.join(" ");
+    const accessToken = await mint(resource, {
+      claims: {
+        sub: grant.subject,
+        client_id: grant.subject,
+        scope,
+        ...(jkt ? { cnf: { jkt } } : {}),
+      },
+    });
+    return {
+      status: 200,
+      body: {
+        access_token: accessToken,
+        token_type: jkt ? "DPoP" : "Bearer",
+        expires_in: 300,
+        scope,
+      },
+    };
   };
 
   const server: Server = createServer((req, res) => {
@@ -106,9 +213,10 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
           jwks_uri: `${issuer}/jwks`,
           introspection_endpoint: `${issuer}/introspect`,
           response_types_supported: ["code"],
-          grant_types_supported: ["client_credentials"],
-          token_endpoint_auth_methods_supported: ["client_secret_basic"],
+          grant_types_supported: ["client_credentials", JWT_BEARER],
+          token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
           code_challenge_methods_supported: ["S256"],
+          ...(options.dpop ? { dpop_signing_alg_values_supported: options.dpop.algorithms } : {}),
         });
       }
       if (url.pathname === "/jwks") return json(200, { keys: [current.jwk] });
@@ -119,25 +227,18 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
         return json(200, introspection.get(form.get("token") ?? "") ?? { active: false });
       }
       if (url.pathname === "/token" && req.method === "POST") {
-        const client = clients.get(basicId ?? "");
-        if (!client || client.secret !== basicSecret) return json(401, { error: "invalid_client" });
-        if (form.get("grant_type") !== "client_credentials") {
-          return json(400, { error: "unsupported_grant_type" });
-        }
-        const asked = (form.get("scope") ?? "").split(" ").filter((s) => s !== "");
-        const scopes = asked.filter((s) => client.scopes.includes(s));
-        const resource = form.get("resource");
-        if (!resource) return json(400, { error: "invalid_target" });
-        void mint(resource, {
-          claims: { sub: basicId, client_id: basicId, scope: scopes.join(" ") },
-        }).then((token) =>
-          json(200, {
-            access_token: token,
-            token_type: "Bearer",
-            expires_in: 300,
-            scope: scopes.join(" "),
-          }),
-        );
+        const proof = req.headers.dpop;
+        tokenRequests.push({
+          grantType: form.get("grant_type"),
+          assertion: form.get("assertion"),
+          dpop: typeof proof === "string",
+        });
+        void token(form, basicId, basicSecret, typeof proof === "string" ? proof : undefined)
+          .then(({ status, body, headers }) => {
+            res.writeHead(status, { "Content-Type": "application/json", ...headers });
+            res.end(JSON.stringify(body));
+          })
+          .catch(() => json(500, { error: "server_error" }));
         return;
       }
       json(404, { error: "not_found" });
@@ -159,6 +260,8 @@ export async function startJwtIssuer(): Promise<JwtIssuer> {
     introspection,
     introspectionClient,
     clients,
+    assertionKeys,
+    tokenRequests,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

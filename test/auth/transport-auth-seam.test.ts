@@ -229,6 +229,31 @@ describe("auth seam: challenges", () => {
   }
 });
 
+describe("auth seam: a DPoP nonce after the retry", () => {
+  it("allows one more retry only for a 401 that hands out a DPoP nonce, telling the provider it is a retry", async () => {
+    const { provider, challenges } = rotatingProvider();
+    server = await scriptedServer((_request, res) =>
+      sendJson(
+        res,
+        401,
+        {},
+        { "WWW-Authenticate": 'DPoP error="use_dpop_nonce"', "DPoP-Nonce": "n" },
+      ),
+    );
+    const transport = new HttpClientTransport(server.url, {
+      auth: provider,
+      flavourCache: new Map(),
+    });
+    client = new McpClient({ clientInfo });
+    await assert.rejects(client.connect(transport));
+    assert.equal(server.requests.length, 3);
+    assert.deepEqual(
+      challenges.map((c) => c.retried),
+      [false, true],
+    );
+  });
+});
+
 describe("auth seam: the legacy GET stream", () => {
   it("stops after one failed authorization instead of asking again on every reconnect", async () => {
     let challenges = 0;

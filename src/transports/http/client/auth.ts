@@ -2,7 +2,10 @@
  * The authorization seam of the HTTP client transport. Every request the transport makes (modern
  * POST, legacy POST/GET/DELETE, the 2024-11-05 HTTP+SSE GET and POSTs) asks the provider for its
  * headers, and a 401/403 answer goes to the provider's `onChallenge`; when that says "retry", the
- * request is sent once more with fresh headers, never more than once.
+ * request is sent once more with fresh headers: once for new credentials, and at most once more
+ * when the answer to that retry is a 401 handing out a DPoP nonce (RFC 9449 §9: a server may
+ * ask for one only once the new token came). The provider is told when the answer is to a retry
+ * (`retried`) and must not renew its credentials then.
  *
  * Only interfaces and the static bearer provider live here, so the core carries no OAuth code:
  * the OAuth client (discovery, code flow, refresh, step-up) is in `mcpwire/auth`.
@@ -25,6 +28,36 @@ export interface HttpAuthChallenge {
   readonly headers: Headers;
   /** The headers the provider gave for the answered request. */
   readonly sent: Readonly<Record<string, string>>;
+  /** The answered request was already a retry: only a DPoP nonce may justify another one. */
+  readonly retried: boolean;
+}
+
+/** Sends with the provider's headers; a 401/403 goes to `onChallenge` (see above). */
+export async function sendAuthorized<Answer>(
+  auth: HttpAuthProvider,
+  request: HttpAuthRequest,
+  send: (headers: Record<string, string>) => Promise<Answer>,
+  challengeOf: (answer: Answer) => { status: number; headers: () => Headers; discard: () => void },
+): Promise<Answer> {
+  for (let attempt = 0; ; attempt++) {
+    const sent = await auth.headers(request);
+    const answer = await send(sent);
+    const { status, headers, discard } = challengeOf(answer);
+    if (status !== 401 && status !== 403) return answer;
+    const answered = headers();
+    // The second retry is for a DPoP nonce only (a 401 that hands one out).
+    if (attempt === 1 && (status !== 401 || !answered.has("dpop-nonce"))) return answer;
+    if (attempt === 2) return answer;
+    const verdict = await auth.onChallenge({
+      request,
+      status,
+      headers: answered,
+      sent,
+      retried: attempt > 0,
+    });
+    if (verdict !== "retry") return answer;
+    discard();
+  }
 }
 
 export interface HttpAuthProvider {

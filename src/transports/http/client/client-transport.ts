@@ -26,7 +26,7 @@ import type {
 import { printableLine } from "../../../text/printable.js";
 import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
-import type { HttpAuthProvider, HttpAuthRequest } from "./auth.js";
+import { type HttpAuthProvider, type HttpAuthRequest, sendAuthorized } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";
 import type { HttpCarrier } from "./carrier.js";
 import {
@@ -165,19 +165,16 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     const send = this.options.fetch ?? globalThis.fetch;
     const request: HttpAuthRequest = { method: init.method ?? "GET", url, endpoint: this.url };
     const base = init.headers as Record<string, string> | undefined;
-    const sent = await auth.headers(request);
-    const response = await send(url, { ...init, headers: { ...base, ...sent } });
-    if (response.status !== 401 && response.status !== 403) return response;
-    const verdict = await auth.onChallenge({
+    return sendAuthorized(
+      auth,
       request,
-      status: response.status,
-      headers: response.headers,
-      sent,
-    });
-    if (verdict !== "retry") return response;
-    await response.body?.cancel().catch(() => {});
-    const again = await auth.headers(request);
-    return send(url, { ...init, headers: { ...base, ...again } });
+      (sent) => send(url, { ...init, headers: { ...base, ...sent } }),
+      (response) => ({
+        status: response.status,
+        headers: () => response.headers,
+        discard: () => void response.body?.cancel().catch(() => {}),
+      }),
+    );
   }
 
   /** Transport: the digest of the Authorization header the next request sends, if any. */
@@ -330,19 +327,16 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     cancel?: RequestCancel,
   ): Promise<PostAnswer> {
     const request: HttpAuthRequest = { method: "POST", url: this.url, endpoint: this.url };
-    const sent = await auth.headers(request);
-    const answer = await this.poster.post(this.url, { ...headers, ...sent }, body, cancel);
-    if (answer.status !== 401 && answer.status !== 403) return answer;
-    const verdict = await auth.onChallenge({
+    return sendAuthorized(
+      auth,
       request,
-      status: answer.status,
-      headers: answer.headers(),
-      sent,
-    });
-    if (verdict !== "retry") return answer;
-    answer.discard();
-    const again = await auth.headers(request);
-    return this.poster.post(this.url, { ...headers, ...again }, body, cancel);
+      (sent) => this.poster.post(this.url, { ...headers, ...sent }, body, cancel),
+      (answer) => ({
+        status: answer.status,
+        headers: () => answer.headers(),
+        discard: () => answer.discard(),
+      }),
+    );
   }
 
   /** A non-2xx answer: the JSON-RPC error reply it holds, or an HttpStatusError. */
