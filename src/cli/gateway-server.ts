@@ -22,8 +22,10 @@ import { META } from "../protocol/meta.js";
 import type { Era } from "../protocol/versions.js";
 import type { ClientRequestMethod, HandlerContext } from "../server/context.js";
 import { McpServer } from "../server/mcp-server.js";
+import { InputRequiredSignal } from "../server/mrtr/round.js";
 import type { McpServerOptions } from "../server/server-core.js";
 import { GatewayLogs } from "./gateway-logs.js";
+import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
 import { ChildEventSource } from "./gateway-subscriptions.js";
 import { writeErr } from "./terminal.js";
 
@@ -45,15 +47,22 @@ const CONNECTION_FIELDS = ["resultType", "ttlMs", "cacheScope"];
 export interface GatewayServerOptions extends McpServerOptions {
   /** Resource URIs one listen stream (or legacy session) may watch; see gateway-subscriptions.ts. */
   maxUrisPerStream?: number;
+  /** How long a call waits, parked, for its client's next input round (ms); see gateway-rounds.ts. */
+  parkedCallMs?: number;
+  /** Calls parked at once; the oldest is given up beyond this. */
+  maxParkedCalls?: number;
 }
 
 export class GatewayServer extends McpServer {
   private readonly child: () => McpClient;
-  /** The HTTP-side request a child call is made for, so the child's questions reach its client. */
-  private readonly current = new AsyncLocalStorage<HandlerContext>();
+  /** The call on the child a question comes from, so it reaches the client that made it. */
+  private readonly current = new AsyncLocalStorage<ChildCall>();
   private readonly tools = new Map<string, Tool>();
-  /** HTTP-side calls waiting on the child. */
+  /** HTTP-side requests waiting on the child right now. */
   private readonly inFlight = new Set<HandlerContext>();
+  /** Calls open on the child, parked ones (between a client's input rounds) included. */
+  private readonly calls = new Set<ChildCall>();
+  private readonly parked: ParkedCalls;
   private readonly childEvents: ChildEventSource;
   private readonly logs: GatewayLogs;
 
@@ -62,11 +71,12 @@ export class GatewayServer extends McpServer {
       if (options.onError) options.onError(error);
       else writeErr(`mcpwire gateway: ${error.message}`);
     };
-    const { maxUrisPerStream, ...serverOptions } = options;
+    const { maxUrisPerStream, parkedCallMs, maxParkedCalls, ...serverOptions } = options;
     const childEvents = new ChildEventSource(child, report, maxUrisPerStream);
     super({ ...serverOptions, subscriptionEvents: childEvents });
     this.child = child;
     this.childEvents = childEvents;
+    this.parked = new ParkedCalls(parkedCallMs, maxParkedCalls);
     this.logs = new GatewayLogs({
       child: () => ({
         era: child().era,
@@ -107,27 +117,24 @@ export class GatewayServer extends McpServer {
       method: ClientRequestMethod,
       params: JsonObject,
       asked: ServerRequestContext,
-      call: (context: HandlerContext) => Promise<JsonObject>,
     ): Promise<JsonObject> => {
       // A modern child's questions come back inside the call's own async context. A legacy
       // child's arrive as stdio requests that name no call: they can only be routed when a
-      // single call is waiting, or, when none is, to a legacy session that can answer.
-      const context =
-        this.current.getStore() ?? (this.inFlight.size === 1 ? [...this.inFlight][0] : undefined);
-      if (context) return call(context);
-      if (this.inFlight.size === 0) return this.askLegacySession(method, params, asked);
+      // single call is open, or, when none is, to a legacy session that can answer.
+      const call =
+        this.current.getStore() ?? (this.calls.size === 1 ? [...this.calls][0] : undefined);
+      if (call) return call.ask(method, params);
+      if (this.calls.size === 0) return this.askLegacySession(method, params, asked);
       throw new JsonRpcError(
         ErrorCode.InternalError,
-        `the gateway cannot tell which of ${this.inFlight.size} waiting calls this ${method} belongs to`,
+        `the gateway cannot tell which of ${this.calls.size} waiting calls this ${method} belongs to`,
       );
     };
     return {
-      elicitation: (params, asked) =>
-        ask("elicitation/create", params, asked, (context) => context.elicit(params)),
-      sampling: (params, asked) =>
-        ask("sampling/createMessage", params, asked, (context) => context.sample(params)),
+      elicitation: (params, asked) => ask("elicitation/create", params, asked),
+      sampling: (params, asked) => ask("sampling/createMessage", params, asked),
       roots: async (asked) => {
-        const answer = await ask("roots/list", {}, asked, (context) => context.listRoots());
+        const answer = await ask("roots/list", {}, asked);
         return Array.isArray(answer.roots) ? (answer.roots as never) : [];
       },
     };
@@ -153,6 +160,9 @@ export class GatewayServer extends McpServer {
         throw error;
       }
     }
+    // Servers ask for roots right after initialize, before any client came: the gateway has
+    // none of its own, and saying so is no failure (elicitation and sampling need a person).
+    if (method === "roots/list") return { roots: [] };
     throw new JsonRpcError(
       ErrorCode.InternalError,
       `no HTTP client of the gateway can answer ${method}: no call is waiting, and no legacy session that declared the capability has a stream open for it`,
@@ -180,27 +190,21 @@ export class GatewayServer extends McpServer {
     if (!PROXIED.has(method)) {
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
-    // `_meta` and a multi round-trip retry's answers belong to the HTTP-side round; the child
-    // gets a fresh call and asks its own questions again (answered from those answers).
+    // `_meta` and a multi round-trip retry's answers belong to the HTTP-side round: a retry
+    // that answers a parked call's questions resumes that call (gateway-rounds.ts), anything
+    // else is a new call on the child.
     const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
-    const client = this.child();
+    const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
     const endLogs = await this.logs.begin(context);
-    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
-    const logMeta =
-      client.era === "modern" && context.logLevel !== undefined
-        ? { [META.logLevel]: context.logLevel }
-        : undefined;
+    const call =
+      this.parked.resume(params, binding) ?? this.callChild(method, forwarded, binding, context);
     this.inFlight.add(context);
     let result: JsonObject;
     try {
-      result = await this.current.run(context, () =>
-        client.request(method, forwarded, {
-          signal: context.signal,
-          onProgress: (progress) =>
-            void context.progress(progress.progress, progress.total, progress.message),
-          ...(logMeta ? { _meta: logMeta } : {}),
-        }),
-      );
+      result = await call.round(context);
+    } catch (error) {
+      if (error instanceof InputRequiredSignal) this.parked.park(call);
+      throw error;
     } finally {
       this.inFlight.delete(context);
       endLogs();
@@ -209,6 +213,38 @@ export class GatewayServer extends McpServer {
       for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
     }
     return withoutConnectionFields(result);
+  }
+
+  /** Starts a call on the child, for this and any later rounds of the HTTP request. */
+  private callChild(
+    method: string,
+    params: JsonObject,
+    binding: string,
+    context: HandlerContext,
+  ): ChildCall {
+    const client = this.child();
+    const call = new ChildCall(binding);
+    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
+    const logMeta =
+      client.era === "modern" && context.logLevel !== undefined
+        ? { [META.logLevel]: context.logLevel }
+        : undefined;
+    this.calls.add(call);
+    call.begin(
+      () =>
+        this.current.run(call, () =>
+          client.request(method, params, {
+            signal: call.signal,
+            onProgress: (progress) => call.progress(progress),
+            ...(logMeta ? { _meta: logMeta } : {}),
+          }),
+        ),
+      () => {
+        this.calls.delete(call);
+        this.parked.remove(call);
+      },
+    );
+    return call;
   }
 
   /** The child's tool definitions as last listed, for the HTTP binding's Mcp-Param-* checks. */

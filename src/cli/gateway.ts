@@ -30,7 +30,9 @@ modern and legacy HTTP clients alike, whatever era the server speaks. One child 
 client (requests are multiplexed on it; each subscribed resource is subscribed once on the
 child); it is restarted after a crash, and stopped with its whole process tree when the
 gateway stops (Ctrl-C, SIGTERM, SIGHUP). Prints "listening on <url>" on
-stderr once ready; port 0 picks a free port.
+stderr once ready; port 0 picks a free port. What the child asks (elicitation, sampling, roots)
+goes to the client whose call it is making, its call held open across a modern client's input
+rounds; a roots/list that no call waits on is answered with an empty list.
 
 Options:
   --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise;
