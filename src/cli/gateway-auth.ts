@@ -4,9 +4,9 @@
  * the environment is not) and how a request's Authorization header is checked against it.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
 import type { ResourceGuard } from "../transports/http/resource-guard.js";
-import { CliError, UsageError } from "./errors.js";
+import { UsageError } from "./errors.js";
+import { readSecretFile } from "./http-auth.js";
 
 /** The token the gateway requires, or undefined when it requires none. */
 export function gatewayToken(
@@ -17,15 +17,8 @@ export function gatewayToken(
     throw new UsageError("give the token once: --token or --token-file, not both");
   }
   let value = token;
-  if (tokenFile !== undefined) {
-    try {
-      // Trimmed: the trailing newline an editor or `echo` leaves is not part of the secret.
-      value = readFileSync(tokenFile, "utf8").trim();
-    } catch (error) {
-      throw new CliError(`cannot read --token-file ${tokenFile}: ${(error as Error).message}`);
-    }
-    if (value === "") throw new UsageError(`--token-file ${tokenFile} is empty`);
-  }
+  // Trimmed: the trailing newline an editor or `echo` leaves is not part of the secret.
+  if (tokenFile !== undefined) value = readSecretFile(tokenFile, "--token-file");
   value ??= process.env.MCPWIRE_GATEWAY_TOKEN;
   // An empty token would let "Authorization: Bearer " in.
   if (value === "") throw new UsageError("the gateway token is empty");

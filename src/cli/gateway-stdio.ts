@@ -1,6 +1,7 @@
 import { errorResponseFor } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.js";
+import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
 import { StreamTransport } from "../transports/stream.js";
 import { logLine } from "./session.js";
@@ -9,6 +10,8 @@ export interface ReverseGatewayOptions {
   url: URL;
   headers: Record<string, string>;
   verbose: boolean;
+  /** The upstream's authorization (see http-auth.ts). */
+  auth?: HttpAuthProvider;
 }
 
 /** How long, after the local client's EOF, replies still in flight may take to arrive. */
@@ -36,6 +39,7 @@ export async function runReverseGateway(options: ReverseGatewayOptions): Promise
   const local = new StreamTransport(process.stdin, process.stdout, { endOutput: false });
   const remote = new HttpClientTransport(options.url, {
     headers: options.headers,
+    ...(options.auth ? { auth: options.auth } : {}),
     // Our own cache: the era of this client decides the flavour, not another run's memory.
     flavourCache: new Map(),
     onWarning: (message) => logLine(`mcpwire gateway: warning: ${message}`),

@@ -16,6 +16,7 @@ import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
+import { AUTH_OPTIONS, httpAuthProvider } from "./http-auth.js";
 import { logLine } from "./session.js";
 import { onStopSignals } from "./stop-signals.js";
 import { configTarget, connectionSettings, describeEnvironment, parseTarget } from "./target.js";
@@ -23,7 +24,7 @@ import { writeErrChunk } from "./terminal.js";
 import { WireLogTransport } from "./wire-log.js";
 
 export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [options] -- <command> [args…]
-       mcpwire gateway --stdio <url> [--header "Name: value"]… [--verbose]
+       mcpwire gateway --stdio <url> [--header "Name: value"]… [auth options] [--verbose]
 
 Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp), dual-era:
 modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
@@ -61,8 +62,11 @@ ${ENV_USAGE}
 The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
 clients that only launch subprocesses): MCP on our stdin/stdout, relayed message by message to
 the URL in whatever era the local client speaks (initialize opens a legacy session, per-request
-_meta goes as modern POSTs). --header adds HTTP headers (Authorization, say); --verbose shows
-the relayed messages on stderr. EOF on stdin ends the session.
+_meta goes as modern POSTs). --header adds HTTP headers; --verbose shows the relayed messages
+on stderr. EOF on stdin ends the session. An OAuth-protected URL works as with every verb:
+the tokens of "mcpwire auth login <url>" (refreshed as needed), or --bearer-file <file>
+(--bearer, MCPWIRE_BEARER), or --client-id <id> --grant client_credentials (secret from
+--client-secret or MCPWIRE_CLIENT_SECRET), with --scope "<scopes>".
 `;
 
 export async function runGateway(argv: readonly string[]): Promise<number> {
@@ -86,6 +90,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     config: "value",
     server: "value",
     ...ENV_OPTIONS,
+    ...AUTH_OPTIONS,
   });
   const { options } = parsed;
   if (options.help === true) {
@@ -93,6 +98,11 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (options.stdio !== undefined) return reverseGateway(parsed);
+  if (Object.keys(AUTH_OPTIONS).some((name) => options[name] !== undefined)) {
+    throw new UsageError(
+      "--bearer, --client-id and the other upstream authorization options are for --stdio <url>",
+    );
+  }
   const fromConfig = configuredChild(parsed);
   if (parsed.command === undefined && fromConfig === undefined) {
     throw new UsageError(
@@ -291,7 +301,7 @@ async function serveSocket(server: GatewayServer, address: SocketTarget) {
 }
 
 /** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
-function reverseGateway(parsed: ParsedArgs): Promise<number> {
+async function reverseGateway(parsed: ParsedArgs): Promise<number> {
   const { options } = parsed;
   if (
     parsed.command !== undefined ||
@@ -310,8 +320,12 @@ function reverseGateway(parsed: ParsedArgs): Promise<number> {
   if (target.kind !== "http") {
     throw new UsageError("gateway --stdio needs an http(s) URL of a Streamable HTTP server");
   }
-  const { headers, verbose } = connectionSettings(options);
-  return runReverseGateway({ url: target.url, headers, verbose });
+  const { headers, verbose, auth } = connectionSettings(options);
+  // The upstream's authorization: the same flags and stored tokens as every other verb.
+  const provider = await httpAuthProvider(target.url, auth, headers, (line) =>
+    logLine(`mcpwire gateway: ${line}`),
+  );
+  return runReverseGateway({ url: target.url, headers, verbose, auth: provider });
 }
 
 function parseListen(text: string): { host: string; port: number } {

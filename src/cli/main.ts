@@ -5,6 +5,7 @@ import { runCompletion } from "./completion.js";
 import { runDiscover } from "./discover.js";
 import { CliError } from "./errors.js";
 import { runGateway } from "./gateway.js";
+import { AUTH_USAGE } from "./http-auth.js";
 import { runPrompt } from "./prompt.js";
 import { runRaw } from "./raw.js";
 import { runRead } from "./read.js";
@@ -46,6 +47,7 @@ Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable),
          --timeout <ms> (connecting: default 10000; each request: default 60000, restarted
          by the server's progress notifications),
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
+${AUTH_USAGE}
 Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
          -e/--env KEY=VALUE (or --env KEY: our own value), --env-file <file>, or --inherit-env.
 Exit codes: 0 ok, 1 failure (or a tool result with isError), 2 usage, 128+signal when stopped

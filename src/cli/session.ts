@@ -3,6 +3,7 @@ import { InputRequiredError } from "../client/results.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { printableLine } from "../text/printable.js";
+import { AuthorizationError } from "../transports/http/client/auth.js";
 import { type OptionKind, type ParsedArgs, parseArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
 import { inputHandlers } from "./input-answers.js";
@@ -114,6 +115,13 @@ export function renderLogMessage(params: JsonObject): string {
  */
 export function explain(error: unknown): CliError {
   if (error instanceof CliError) return error;
+  // Said best by itself, wherever a transport wrapped it (a 401 explained, a failed OAuth step).
+  const inner = causeIn(
+    error,
+    (cause) => cause instanceof CliError || cause instanceof AuthorizationError,
+  );
+  if (inner instanceof CliError) return inner;
+  if (inner !== undefined) return new CliError(describe(inner));
   const exit = serverExit(error);
   if (exit) {
     const { message, stderr } = describeExit(exit);
@@ -146,6 +154,15 @@ function describe(error: unknown): string {
   // Local errors may span lines (the first is the summary); each line is made printable.
   if (error instanceof Error) return error.message.split("\n").map(printableLine).join("\n");
   return printableLine(String(error));
+}
+
+function causeIn(error: unknown, wanted: (cause: unknown) => boolean): unknown {
+  let current = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (wanted(current)) return current;
+    current = current.cause;
+  }
+  return undefined;
 }
 
 /** Checks a verb got between `min` and `max` arguments of its own. */

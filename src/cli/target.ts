@@ -2,6 +2,7 @@ import { McpClient } from "../client/mcp-client.js";
 import type { ClientHandlers } from "../client/types.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { printableLine } from "../text/printable.js";
+import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
 import { endpointKey } from "../transports/http/client/era.js";
 import { connectSocket } from "../transports/socket/client.js";
@@ -18,6 +19,7 @@ import {
   systemErrorCode,
 } from "./connect-diagnosis.js";
 import { CliError, UsageError } from "./errors.js";
+import { AUTH_OPTIONS, type AuthSettings, authSettings, httpAuthProvider } from "./http-auth.js";
 import { inputCapabilities } from "./input-answers.js";
 import { STDERR_LINES_SHOWN } from "./server-exit.js";
 import { WireLogTransport } from "./wire-log.js";
@@ -54,6 +56,7 @@ export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
   config: "value",
   server: "value",
   ...ENV_OPTIONS,
+  ...AUTH_OPTIONS,
 };
 
 export interface ConnectionSettings {
@@ -62,6 +65,7 @@ export interface ConnectionSettings {
   timeoutMs: number | undefined;
   json: boolean;
   verbose: boolean;
+  auth: AuthSettings;
 }
 
 /**
@@ -180,6 +184,7 @@ export function connectionSettings(options: ParsedArgs["options"]): ConnectionSe
     timeoutMs,
     json: options.json === true,
     verbose: options.verbose === true,
+    auth: authSettings(options),
   };
 }
 
@@ -201,6 +206,8 @@ export interface OpenOptions {
    * any wire log (the shell sends raw messages through the wrapper and reads a child's stderr).
    */
   wrapTransport?: (transport: Transport, base: Transport) => Transport;
+  /** Replaces the authorization the settings describe (`auth login` brings its own). */
+  auth?: HttpAuthProvider;
 }
 
 /**
@@ -213,6 +220,19 @@ export async function openClient(
   settings: ConnectionSettings,
   options: OpenOptions,
 ): Promise<McpClient> {
+  if (target.kind !== "http" && settings.auth.given) {
+    throw new UsageError("the authorization options are for an http(s) server");
+  }
+  const auth =
+    options.auth ??
+    (target.kind === "http"
+      ? await httpAuthProvider(
+          target.url,
+          settings.auth,
+          { ...target.headers, ...settings.headers },
+          options.log,
+        )
+      : undefined);
   const wrap = (transport: Transport, base: Transport = transport): Transport => {
     const logged = settings.verbose ? new WireLogTransport(transport, options.log) : transport;
     return options.wrapTransport ? options.wrapTransport(logged, base) : logged;
@@ -228,6 +248,7 @@ export async function openClient(
         return wrap(
           new HttpClientTransport(target.url, {
             headers: { ...target.headers, ...settings.headers },
+            ...(auth ? { auth } : {}),
             // An "sse" entry goes straight to the old transport instead of probing first.
             flavourCache: target.sse ? new Map([[endpointKey(target.url), "sse"]]) : undefined,
             onWarning: (message) => options.log(`warning: ${message}`),

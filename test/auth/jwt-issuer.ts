@@ -18,9 +18,15 @@ import {
   jwtVerify,
   SignJWT,
 } from "jose";
+import {
+  USER_GRANT_TYPES,
+  type UserFlowOptions,
+  type UserFlows,
+  userFlows,
+} from "./jwt-issuer-user-flows.js";
 import { checkTokenRequestProof } from "./token-request-proof.js";
 
-export interface JwtIssuerOptions {
+export interface JwtIssuerOptions extends UserFlowOptions {
   /** Offer DPoP (dpop_signing_alg_values_supported) and bind tokens to the proof's key. */
   dpop?: { algorithms: string[]; nonce?: string };
 }
@@ -75,6 +81,10 @@ export interface JwtIssuer {
   /** Keys whose JWT bearer assertions it accepts (subject = the assertion's `sub`). */
   readonly assertionKeys: CryptoKey[];
   readonly tokenRequests: TokenRequestSeen[];
+  /** Every access token the token endpoint issued, in order. */
+  readonly issued: string[];
+  /** Authorization code, refresh and device grants (jwt-issuer-user-flows.ts). */
+  readonly flows: UserFlows;
   close(): Promise<void>;
 }
 
@@ -93,6 +103,7 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
   const clients = new Map<string, { secret: string; scopes: string[] }>();
   const assertionKeys: CryptoKey[] = [];
   const tokenRequests: TokenRequestSeen[] = [];
+  const issued: string[] = [];
   let issuer = "";
 
   const mint = async (audience: string, options: MintOptions = {}) => {
@@ -178,6 +189,7 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
         ...(jkt ? { cnf: { jkt } } : {}),
       },
     });
+    issued.push(accessToken);
     return {
       status: 200,
       body: {
@@ -188,6 +200,16 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
       },
     };
   };
+
+  const flows = userFlows(
+    {
+      issuer: () => issuer,
+      mint: (resource, claims, lifetime) => mint(resource, { claims, expiresIn: lifetime }),
+      clients,
+      issued,
+    },
+    options,
+  );
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -205,6 +227,16 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
         .toString("utf8")
         .split(":")
         .map((part) => decodeURIComponent(part));
+      const flowRequest = {
+        req,
+        res,
+        url,
+        form,
+        body: Buffer.concat(chunks).toString("utf8"),
+        basic: { id: basic === "" ? undefined : basicId, secret: basicSecret },
+        json,
+      };
+      if (flows.handle(flowRequest)) return;
       if (url.pathname === "/.well-known/oauth-authorization-server") {
         return json(200, {
           issuer,
@@ -213,9 +245,10 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
           jwks_uri: `${issuer}/jwks`,
           introspection_endpoint: `${issuer}/introspect`,
           response_types_supported: ["code"],
-          grant_types_supported: ["client_credentials", JWT_BEARER],
+          grant_types_supported: ["client_credentials", JWT_BEARER, ...USER_GRANT_TYPES],
           token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
           code_challenge_methods_supported: ["S256"],
+          ...flows.metadata(),
           ...(options.dpop ? { dpop_signing_alg_values_supported: options.dpop.algorithms } : {}),
         });
       }
@@ -262,6 +295,8 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
     clients,
     assertionKeys,
     tokenRequests,
+    issued,
+    flows,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

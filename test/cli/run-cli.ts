@@ -21,8 +21,18 @@ export interface Running {
   done: Promise<CliRun>;
 }
 
-export function startProcess(command: string, args: string[]): Running {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+export interface RunOptions {
+  /** Added to (or, when undefined, removed from) our environment for the child. */
+  env?: Record<string, string | undefined>;
+  /** A pipe for stdin instead of nothing. */
+  stdin?: boolean;
+}
+
+export function startProcess(command: string, args: string[], options: RunOptions = {}): Running {
+  const child = spawn(command, args, {
+    stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (text: string) => {
@@ -37,12 +47,12 @@ export function startProcess(command: string, args: string[]): Running {
   return { child, stdout: () => stdout, stderr: () => stderr, done };
 }
 
-export function startCli(args: string[]): Running {
-  return startProcess(process.execPath, [CLI, ...args]);
+export function startCli(args: string[], options?: RunOptions): Running {
+  return startProcess(process.execPath, [CLI, ...args], options);
 }
 
-export function runCli(args: string[]): Promise<CliRun> {
-  return startCli(args).done;
+export function runCli(args: string[], options?: RunOptions): Promise<CliRun> {
+  return startCli(args, options).done;
 }
 
 /** Polls until `check` returns something, or fails after `timeoutMs`. */
