@@ -216,6 +216,29 @@ export class ServerConnection implements SessionDispatcher {
     }
   }
 
+  /**
+   * What another instance of a cluster changed in this session (level, subscriptions,
+   * `initialized`); the negotiated version and capabilities never change.
+   */
+  updateLegacy(snapshot: LegacySnapshot): void {
+    const legacy = this.legacy;
+    if (!legacy) return;
+    if (snapshot.initialized && !legacy.initialized)
+      this.handleNotification("notifications/initialized");
+    const wanted = new Set(snapshot.subscriptions);
+    for (const uri of [...(legacy.subscriptions ?? [])]) {
+      if (!wanted.has(uri)) this.unsubscribe(legacy, uri);
+    }
+    for (const uri of wanted) {
+      if (legacy.subscriptions?.has(uri)) continue;
+      void this.subscribe(legacy, uri).catch((error) => this.core.reportError(error));
+    }
+    if (snapshot.logLevel !== legacy.logLevel) {
+      legacy.logLevel = snapshot.logLevel;
+      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
+    }
+  }
+
   /** Every request (the session has no handlers of its own). */
   async handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
     const { method } = context;

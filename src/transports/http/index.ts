@@ -19,6 +19,20 @@ export {
   paramHeaderValue,
 } from "./headers.js";
 export {
+  AppendConflict,
+  type ClusterBus,
+  type ClusterEventStore,
+  type ClusterMessage,
+  type ClusterRecordStore,
+  type ClusterSessionRecord,
+  type InstanceLeases,
+  type LegacyCluster,
+} from "./legacy/cluster.js";
+export {
+  InMemoryClusterBackend,
+  type InMemoryClusterOptions,
+} from "./legacy/cluster-memory.js";
+export {
   type EventStore,
   InMemoryEventStore,
   type InMemoryEventStoreOptions,

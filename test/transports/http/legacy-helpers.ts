@@ -3,6 +3,7 @@
  * on a gate, a raw session client (initialize, POST, GET, DELETE), and an SSE event reader that
  * keeps event ids and retry fields.
  */
+import type { McpServer } from "../../../src/server/mcp-server.js";
 import type { ServeHttpOptions } from "../../../src/transports/http/node-adapter.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
 import { buildTestServer, type Wire } from "./http-helpers.js";
@@ -27,9 +28,8 @@ function newGate(): Gate & { wait(): Promise<void>; arrived(): void } {
   return { waiting, release, arrived, wait: () => opened };
 }
 
-export async function startLegacyServer(options: ServeHttpOptions = {}) {
-  const { server, probe } = buildTestServer();
-  let gate = newGate();
+/** "ask": elicits a name and returns the answer as JSON. */
+export function addAskTool(server: McpServer): void {
   server.tool({ name: "ask", inputSchema: { type: "object" } }, async (_args, context) => {
     const answer = await context.elicit({
       message: "Your name?",
@@ -37,6 +37,12 @@ export async function startLegacyServer(options: ServeHttpOptions = {}) {
     });
     return JSON.stringify(answer);
   });
+}
+
+export async function startLegacyServer(options: ServeHttpOptions = {}) {
+  const { server, probe } = buildTestServer();
+  let gate = newGate();
+  addAskTool(server);
   server.tool({ name: "gated", inputSchema: { type: "object" } }, async (_args, context) => {
     await context.progress(1, 2, "waiting");
     gate.arrived();

@@ -8,6 +8,8 @@ import { isLegacyVersion } from "../../../protocol/versions.js";
 import type { McpServer } from "../../../server/mcp-server.js";
 import type { MessageContext } from "../../transport.js";
 import { HEADER } from "../headers.js";
+import type { ClusterMessage } from "./cluster.js";
+import { ClusterMember } from "./cluster-member.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
 import type { LegacyOptions } from "./legacy-options.js";
 import {
@@ -65,6 +67,8 @@ export class LegacyHandler {
   private readonly sessionOptions: LegacySessionOptions;
   private readonly sweeper: NodeJS.Timeout;
   private readonly rebuilding = new Map<string, Promise<LegacySession | undefined>>();
+  /** Set when this handler is one instance of a cluster (LegacyOptions.cluster). */
+  private readonly member: ClusterMember | undefined;
   private closing = false;
 
   constructor(server: McpServer, options: LegacyOptions, settings: LegacyHandlerSettings) {
@@ -72,10 +76,10 @@ export class LegacyHandler {
     this.options = options;
     this.settings = settings;
     this.sessions = options.sessionStore ?? new InMemorySessionStore();
-    this.events = options.eventStore ?? new InMemoryEventStore();
+    this.events = options.cluster?.events ?? options.eventStore ?? new InMemoryEventStore();
     // Without a configured store there are no records: sessions live in this process only.
     this.records = options.sessionRecords;
-    this.suspendOnClose = options.sessionRecords !== undefined;
+    this.suspendOnClose = options.sessionRecords !== undefined || options.cluster !== undefined;
     this.idleMs = options.sessionIdleMs ?? DEFAULT_IDLE_MS;
     this.halfOpenMs = Math.min(this.idleMs, options.halfOpenSessionMs ?? DEFAULT_HALF_OPEN_MS);
     this.table = new SessionTable(
@@ -91,6 +95,16 @@ export class LegacyHandler {
       recordUseEveryMs: Math.min(60_000, this.idleMs / 4),
       onError: (error) => server.reportError(error),
     };
+    if (options.cluster) {
+      // A record outlives its last write by one write interval: another instance may have
+      // used the session that long ago without writing it yet.
+      const ttlMs = this.idleMs + this.sessionOptions.recordUseEveryMs;
+      const report = (error: Error) => server.reportError(error);
+      this.member = new ClusterMember(options.cluster, ttlMs, report, (message) =>
+        this.heard(message),
+      );
+      this.sessionOptions.cluster = this.member.context;
+    }
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.halfOpenMs / 2 + 10));
     this.sweeper.unref();
   }
@@ -128,8 +142,10 @@ export class LegacyHandler {
     const context: MessageContext = { headers: request.headers, principal };
     if (!("method" in message) || !("id" in message)) {
       // Notifications and the client's answers to server requests (also while shutting down:
-      // a request finishing in its grace period may be waiting for one).
-      session.deliver(message, context);
+      // a request finishing in its grace period may be waiting for one). In a cluster, a
+      // change of the shared state is stored before the client hears it was taken.
+      const stored = session.deliver(message, context);
+      if (stored) await stored;
       // `initialized` turns a half-open session into a full one.
       if ("method" in message && message.method === "notifications/initialized") {
         this.table.used(session);
@@ -211,6 +227,7 @@ export class LegacyHandler {
         await session.suspend();
       }),
     );
+    await this.member?.close();
   }
 
   private async initialize(
@@ -229,7 +246,9 @@ export class LegacyHandler {
         : errorResponse(message.id, "Too many sessions for this client; end one first", 429, base);
     }
     for (const evicted of room.evicted) {
-      void this.end(evicted).catch((error) => this.server.reportError(error));
+      // A cluster session lives on in the shared store: only this instance's copy goes.
+      const ending = evicted.shared ? evicted.detach() : this.end(evicted);
+      void ending.catch((error) => this.server.reportError(error));
     }
     const session = new LegacySession(this.server, this.sessionOptions, principal);
     session.owner = owner;
@@ -244,6 +263,17 @@ export class LegacyHandler {
     });
     session.transport.deliverRequest(message, reply, { principal });
     const response = await reply.response;
+    if (session.protocolVersion !== undefined && !(await session.stateStored())) {
+      // No other instance could find it: no session rather than half of one.
+      await response.body?.cancel();
+      await this.end(session);
+      return errorResponse(
+        message.id,
+        "Service Unavailable: session state could not be stored",
+        503,
+        base,
+      );
+    }
     if (session.protocolVersion === undefined) {
       // A failed initialize leaves no session behind (and names none).
       await this.end(session);
@@ -287,7 +317,21 @@ export class LegacyHandler {
     }
     const id = sessionId.trim();
     let session = this.sessions.get(id);
-    if (!session && !this.closing) session = await this.rebuild(id, principal);
+    if (session?.shared && !session.closed && this.expired(session)) {
+      // Idle here, maybe busy elsewhere: the shared record decides (read again below).
+      this.forget(session);
+      void session.detach();
+      session = undefined;
+    }
+    if (!session && this.closing && this.member) return restarting(null, base);
+    if (!session && !this.closing) {
+      try {
+        session = await this.rebuild(id, principal);
+      } catch (error) {
+        this.server.reportError(error instanceof Error ? error : new Error(String(error)));
+        return errorResponse(null, "Service Unavailable: session state is unreachable", 503, base);
+      }
+    }
     if (!session || session.closed || this.expired(session)) {
       if (session) void this.end(session);
       return errorResponse(null, "Session not found", 404, base);
@@ -312,6 +356,7 @@ export class LegacyHandler {
   }
 
   private async load(id: string, principal: unknown): Promise<LegacySession | undefined> {
+    if (this.member) return this.adopt(id, principal);
     const record = await this.records?.load(id);
     if (!record) return undefined;
     if (Date.now() - record.lastUsed > this.idleMs) {
@@ -334,6 +379,29 @@ export class LegacyHandler {
     this.sessions.set(id, session);
     this.table.add(session);
     return session;
+  }
+
+  /** A cluster session this instance holds no copy of: one made from the shared record. */
+  private async adopt(id: string, principal: unknown): Promise<LegacySession | undefined> {
+    const record = await this.member!.context.cluster.records.load(id);
+    // Someone else holding the id learns nothing.
+    if (!record || record.principal !== principalKey(principal)) return undefined;
+    const session = LegacySession.adopt(this.server, this.sessionOptions, principal, record);
+    if (this.closing || this.sessions.get(id)) {
+      await session.detach();
+      return this.sessions.get(id);
+    }
+    this.sessions.set(id, session);
+    this.table.add(session);
+    return session;
+  }
+
+  /** A message from another instance, for this instance's copy of a session (if it has one). */
+  private heard(message: ClusterMessage): void {
+    const session = this.sessions.get(message.session);
+    if (!session) return;
+    if (message.kind === "ended") this.forget(session);
+    session.heard(message);
   }
 
   private checkVersion(headers: Headers, session: LegacySession): string | undefined {
@@ -359,9 +427,36 @@ export class LegacyHandler {
       if (session.busy) {
         session.touch();
         this.table.used(session);
-      } else if (this.expired(session)) void this.end(session);
+      } else if (this.expired(session)) {
+        void this.retire(session).catch((error) => this.server.reportError(error));
+      }
     }
+    if (this.member) return; // shared records expire by their TTL
     void this.expireRecords().catch((error) => this.server.reportError(error));
+  }
+
+  /**
+   * An idle session goes; in a cluster only when it is idle everywhere (its shared record says
+   * so): otherwise just this instance's copy goes.
+   */
+  private async retire(session: LegacySession): Promise<void> {
+    if (!session.shared) return this.end(session);
+    this.forget(session);
+    let record: Awaited<ReturnType<typeof this.loadShared>>;
+    try {
+      record = await this.loadShared(session.id);
+    } catch (error) {
+      await session.detach();
+      throw error;
+    }
+    const ttl = record?.state.initialized ? this.idleMs : this.halfOpenMs;
+    const margin = this.sessionOptions.recordUseEveryMs;
+    if (!record || Date.now() - record.lastUsed > ttl + margin) await session.close();
+    else await session.detach();
+  }
+
+  private loadShared(id: string) {
+    return this.member!.context.cluster.records.load(id);
   }
 
   /** Records nobody used for too long (held by no process, or by one that died) go. */

@@ -2,6 +2,7 @@
  * What a legacy Streamable HTTP endpoint can be told: lifetimes and limits of its sessions, and
  * where their events and records are kept.
  */
+import type { LegacyCluster } from "./cluster.js";
 import type { EventStore } from "./event-store.js";
 import type { LegacySession } from "./legacy-session.js";
 import type { SessionRecordStore } from "./session-records.js";
@@ -57,4 +58,10 @@ export interface LegacyOptions {
    * events still go to the event store) before it stops them. Default 5 s.
    */
   shutdownGraceMs?: number;
+  /**
+   * Makes this endpoint one instance of a cluster: every instance given the same shared state
+   * serves every session, any request on any instance (no affinity needed). Replaces
+   * `eventStore` and `sessionRecords`. See docs/cluster.md. Default: none.
+   */
+  cluster?: LegacyCluster;
 }

@@ -6,6 +6,14 @@ import { ErrorCode } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../../jsonrpc/types.js";
 import { jsonResponse } from "../exchange.js";
 
+/**
+ * The reply to a request still running when its process died (kill -9, or a grace period that
+ * ran out) and that a rebuilt session or another instance of a cluster finds unanswered:
+ * nothing can finish it, and a client waiting on the stream must not hang. InternalError,
+ * because the client did nothing wrong.
+ */
+export const RESTARTED_BEFORE_REPLY = "The server restarted before it completed this request";
+
 export function samePrincipal(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   try {

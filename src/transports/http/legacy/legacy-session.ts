@@ -11,7 +11,11 @@ import type { McpServer } from "../../../server/mcp-server.js";
 import type { MessageContext } from "../../transport.js";
 import { HEADER } from "../headers.js";
 import { formatSseEvent, SseStream } from "../sse.js";
+import type { ClusterMessage, ClusterSessionRecord } from "./cluster.js";
+import { ClusterSessionLink, type LinkedSession } from "./cluster-session.js";
+import type { ClusterContext } from "./cluster-state.js";
 import { type EventStore, parseEventId } from "./event-store.js";
+import { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
 import { ResumableStream } from "./resumable-stream.js";
 import {
   principalKey,
@@ -33,14 +37,11 @@ export interface LegacySessionOptions {
   recordUseEveryMs: number;
   /** Where failures to write the record, and clients that do not read their streams, go. */
   onError(error: Error): void;
+  /** Set when this handler is one instance of a cluster (LegacyOptions.cluster). */
+  cluster?: ClusterContext;
 }
 
-/**
- * The reply a rebuilt session gives to a request that was still running when the previous
- * process died (kill -9, or a grace period that ran out): nothing here can finish it, and a
- * client waiting on the stream must not hang. InternalError, because the client did nothing wrong.
- */
-export const RESTARTED_BEFORE_REPLY = "The server restarted before it completed this request";
+export { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
 
 /** Methods whose success changes what the session keeps (so the record is written again). */
 const STATE_METHODS = new Set([
@@ -61,7 +62,7 @@ export function newSessionId(): string {
 export type ResumeOutcome = { kind: "resumed"; response: Response } | { kind: "unknown" };
 
 /** Its own transport's host: nothing per session but the objects themselves. */
-export class LegacySession implements SessionTransportHost {
+export class LegacySession implements SessionTransportHost, LinkedSession {
   readonly id: string;
   readonly transport: LegacySessionTransport;
   readonly connection: ServerConnection;
@@ -84,12 +85,20 @@ export class LegacySession implements SessionTransportHost {
   private recordedUse = 0;
   /** Set while a rebuild restores streams: one record is written at the end instead. */
   private restoring = false;
+  /** In a cluster: this instance's part in the shared session (none without a JSON principal). */
+  private link: ClusterSessionLink | undefined;
 
   /**
    * `principal`: who opened the session (only they may use it); `id`: the id of a session being
    * rebuilt; a new one is minted otherwise.
    */
-  constructor(server: McpServer, options: LegacySessionOptions, principal: unknown, id?: string) {
+  constructor(
+    server: McpServer,
+    options: LegacySessionOptions,
+    principal: unknown,
+    id?: string,
+    shared?: ClusterSessionRecord,
+  ) {
     this.id = id ?? newSessionId();
     this.options = options;
     this.principal = principal;
@@ -97,6 +106,36 @@ export class LegacySession implements SessionTransportHost {
     this.recorder = options.records && new RecordWriter(options.records, options.onError);
     this.transport = new LegacySessionTransport(this);
     this.connection = server.connect(this.transport);
+    if (options.cluster && this.principalJson !== undefined) {
+      this.link = new ClusterSessionLink(options.cluster, this, this.principalJson, shared);
+    }
+  }
+
+  /**
+   * This instance's copy of a cluster session it has not seen before (no `initialize`): the
+   * state comes from the shared record; streams stay where they are written.
+   */
+  static adopt(
+    server: McpServer,
+    options: LegacySessionOptions,
+    principal: unknown,
+    record: ClusterSessionRecord,
+  ): LegacySession {
+    const session = new LegacySession(server, options, principal, record.id, record);
+    session.connection.restoreLegacy(record.state);
+    session.protocolVersion = record.state.protocolVersion;
+    session.initialized = record.state.initialized;
+    return session;
+  }
+
+  /** Whether this session is shared with other instances. */
+  get shared(): boolean {
+    return this.link !== undefined;
+  }
+
+  /** In a cluster: resolves true once every change of the shared record so far has landed. */
+  stateStored(): Promise<boolean> {
+    return this.link?.state.settled() ?? Promise.resolve(true);
   }
 
   /**
@@ -142,23 +181,36 @@ export class LegacySession implements SessionTransportHost {
 
   /** Something is in flight or connected: not idle, whatever the clock says. */
   get busy(): boolean {
-    if (this.transport.inFlight > 0) return true;
+    if (this.transport.inFlight > 0 || this.link?.tailing) return true;
     for (const stream of this.streams?.values() ?? []) if (stream.connected) return true;
     return false;
   }
 
   touch(): void {
     this.lastSeen = Date.now();
-    if (this.lastSeen - this.recordedUse >= this.options.recordUseEveryMs) this.persist();
+    if (this.lastSeen - this.recordedUse < this.options.recordUseEveryMs) return;
+    if (!this.link) {
+      this.persist();
+      return;
+    }
+    this.recordedUse = this.lastSeen;
+    this.link.state.touch(this.lastSeen);
   }
 
-  /** A client notification or answer; `initialized` changes what the record keeps. */
-  deliver(message: JsonRpcMessage, context: MessageContext): void {
-    this.transport.deliver(message, context);
-    if ("method" in message && message.method === "notifications/initialized") {
+  /**
+   * A client notification or answer; `initialized` changes what the record keeps. In a
+   * cluster: resolves once that change is stored (answers and cancellations for requests of
+   * another instance travel there).
+   */
+  deliver(message: JsonRpcMessage, context: MessageContext): Promise<unknown> | undefined {
+    const local = this.link ? this.link.inbound(message) : message;
+    if (!local) return undefined;
+    this.transport.deliver(local, context);
+    if ("method" in local && local.method === "notifications/initialized") {
       this.initialized = true;
-      this.persist();
+      return this.persist();
     }
+    return undefined;
   }
 
   /**
@@ -170,7 +222,10 @@ export class LegacySession implements SessionTransportHost {
     restored?: { streamId: string; lastSeq: number },
   ): ResumableStream {
     // Random ids: a cursor from another session can never name one of ours by accident.
-    const streamId = restored?.streamId ?? randomBytes(9).toString("base64url");
+    const streamId =
+      restored?.streamId ??
+      this.link?.newStreamId(requestId) ??
+      randomBytes(9).toString("base64url");
     const stream = new ResumableStream({
       sessionId: this.id,
       streamId,
@@ -189,6 +244,7 @@ export class LegacySession implements SessionTransportHost {
       retryMs: this.options.retryMs,
       priming: (this.protocolVersion ?? "") >= PRIMING_SINCE,
       initialSeq: restored?.lastSeq,
+      markEnd: this.link?.markEnd(streamId),
       // No record write here: the next one leaves the stream out, and until then a rebuild
       // finds its reply in the event store and leaves it alone (one write per stream, not two).
       onFinished: () => {
@@ -197,7 +253,7 @@ export class LegacySession implements SessionTransportHost {
     });
     this.streams ??= new Map();
     this.streams.set(streamId, stream);
-    this.persist();
+    if (!this.link) this.persist();
     return stream;
   }
 
@@ -216,7 +272,49 @@ export class LegacySession implements SessionTransportHost {
     this.standaloneStream?.end();
     const stream = this.newStream();
     this.standaloneStream = stream;
+    this.link?.standaloneOpened(stream.id);
     return stream.open(headers);
+  }
+
+  /** LinkedSession: a standalone stream taken over here, after the rest of the old one. */
+  openStandaloneAfter(
+    headers: Headers,
+    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
+  ): Response {
+    this.standaloneStream?.end();
+    const stream = this.newStream();
+    this.standaloneStream = stream;
+    return stream.openAfter(headers, prelude);
+  }
+
+  /** LinkedSession: another instance holds the standalone stream now. */
+  dropStandalone(): void {
+    const stream = this.standaloneStream;
+    this.standaloneStream = undefined;
+    stream?.end();
+  }
+
+  /** LinkedSession: a client resumed this stream on another instance. */
+  disconnectStream(streamId: string): void {
+    this.streams?.get(streamId)?.disconnect();
+  }
+
+  /** LinkedSession: a message from another instance about this session. */
+  heard(message: ClusterMessage): void {
+    if (!this.closed) this.link?.heard(message);
+  }
+
+  /** LinkedSession: ended on another instance: what is here ends, nothing is written. */
+  endedElsewhere(): void {
+    void this.release(true);
+  }
+
+  /**
+   * Lets go of this instance's copy of a cluster session, which carries on elsewhere (idle
+   * here, or taken out to make room): nothing shared is written or deleted.
+   */
+  detach(): Promise<void> {
+    return this.release(false);
   }
 
   /** GET with Last-Event-ID: the rest of the stream it names, if it is one of ours. */
@@ -228,6 +326,11 @@ export class LegacySession implements SessionTransportHost {
       // A resume takes over: the old connection may be half-open (the client saw it break, the
       // server has not noticed yet), and it is closed so no event ever goes out twice at once.
       return { kind: "resumed", response: await live.resume(cursor.seq, base) };
+    }
+    if (this.link) {
+      const { streamId, seq } = cursor;
+      const response = await this.link.resume(streamId, seq, base, this.options.keepAliveMs);
+      return response ? { kind: "resumed", response } : { kind: "unknown" };
     }
     // Ended and dropped from memory: replay what the store kept, then end.
     const events = await this.options.store.eventsAfter(this.id, cursor.streamId, cursor.seq);
@@ -243,6 +346,21 @@ export class LegacySession implements SessionTransportHost {
 
   /** Ends the session: streams end, the server connection closes, its record and events go. */
   close(): Promise<void> {
+    const link = this.link;
+    if (link) {
+      this.closing ??= (async () => {
+        link.state.stop();
+        link.stopFollowing();
+        for (const stream of [...(this.streams?.values() ?? [])]) stream.end(true);
+        this.standaloneStream = undefined;
+        await this.connection.session.close();
+        const { cluster } = this.options.cluster!;
+        await cluster.records.delete(this.id);
+        await cluster.events.forgetSession(this.id);
+        this.options.cluster!.publish({ kind: "ended", session: this.id });
+      })();
+      return this.closing;
+    }
     this.closing ??= (async () => {
       this.recorder?.freeze();
       for (const stream of [...(this.streams?.values() ?? [])]) stream.end();
@@ -260,6 +378,7 @@ export class LegacySession implements SessionTransportHost {
    * next request for it rebuilds it. Requests still running are stopped (see `rebuild`).
    */
   suspend(): Promise<void> {
+    if (this.link) return this.leave();
     this.closing ??= (async () => {
       this.persist();
       this.recorder?.freeze();
@@ -272,8 +391,50 @@ export class LegacySession implements SessionTransportHost {
     return this.closing;
   }
 
-  /** Writes the record as things are now (nothing before `initialize` has been answered). */
-  persist(): void {
+  /**
+   * A cluster instance going away: requests still running get their error reply (the grace
+   * period is over), streams record their end, the shared session carries on elsewhere.
+   */
+  private leave(): Promise<void> {
+    this.closing ??= (async () => {
+      this.link?.state.stop();
+      this.link?.stopFollowing();
+      const streams = [...(this.streams?.values() ?? [])];
+      for (const stream of streams) {
+        if (stream.finished) continue;
+        if (stream.requestId !== undefined) {
+          const error = { code: ErrorCode.InternalError, message: RESTARTED_BEFORE_REPLY };
+          void stream.write({ jsonrpc: "2.0", id: stream.requestId, error });
+        }
+        stream.end();
+      }
+      this.standaloneStream = undefined;
+      await this.connection.session.close();
+      await Promise.all(streams.map((stream) => stream.settled()));
+    })();
+    return this.closing;
+  }
+
+  /** Drops this instance's copy; `quiet`: the session ended, so nothing is recorded at all. */
+  private release(quiet: boolean): Promise<void> {
+    this.closing ??= (async () => {
+      this.link?.state.stop();
+      this.link?.stopFollowing();
+      const streams = [...(this.streams?.values() ?? [])];
+      for (const stream of streams) stream.end(quiet);
+      this.standaloneStream = undefined;
+      await this.connection.session.close();
+      await Promise.all(streams.map((stream) => stream.settled()));
+    })();
+    return this.closing;
+  }
+
+  /**
+   * Writes the record as things are now (nothing before `initialize` has been answered). In a
+   * cluster: the shared state, resolving once stored.
+   */
+  persist(): Promise<boolean> | undefined {
+    if (this.link) return this.link.sync();
     if (!this.recorder || this.restoring || this.principalJson === undefined) return;
     const state = this.connection.legacySnapshot();
     if (!state) return;
@@ -317,12 +478,22 @@ export class LegacySession implements SessionTransportHost {
   }
 
   /** SessionTransportHost: a reply passed through; some change what the record keeps. */
-  replied(method: string, reply: JsonRpcResponse): void {
+  replied(method: string, reply: JsonRpcResponse): Promise<boolean> | undefined {
     if (!("result" in reply)) return;
     if (method === "initialize") {
       const version = isPlainObject(reply.result) ? reply.result.protocolVersion : undefined;
       if (typeof version === "string") this.protocolVersion = version;
     }
-    if (STATE_METHODS.has(method)) this.persist();
+    return STATE_METHODS.has(method) ? this.persist() : undefined;
+  }
+
+  /** SessionTransportHost: ids of server-to-client requests name this instance. */
+  outbound(message: JsonRpcMessage): JsonRpcMessage {
+    return this.link ? this.link.outbound(message) : message;
+  }
+
+  /** SessionTransportHost: the standalone stream is held by another instance, if any. */
+  elsewhere(message: JsonRpcMessage): Promise<void> | undefined {
+    return this.link?.elsewhere(message);
   }
 }

@@ -32,6 +32,11 @@ export interface ResumableStreamOptions {
   onFinished?(): void;
   /** The last sequence number already used (a stream rebuilt after a restart). Default 0. */
   initialSeq?: number;
+  /**
+   * Records the stream's end after its last event (a cluster: tails on other instances end
+   * there). Default: nothing is recorded.
+   */
+  markEnd?(): Promise<void>;
 }
 
 export class ResumableStream {
@@ -100,6 +105,29 @@ export class ResumableStream {
     return response;
   }
 
+  /**
+   * The first connection, carrying what `prelude` writes (another stream's rest: a standalone
+   * stream taken over from another instance) before this stream's own events, which wait
+   * meanwhile. The response is returned at once.
+   */
+  openAfter(
+    headers: Headers,
+    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
+  ): Response {
+    const connection = this.attach();
+    const pending: StoredEvent[] = [];
+    this.pending = pending;
+    const response = this.responseFor(connection, headers);
+    void prelude((message, id) => this.send(connection, message, id))
+      .catch(() => {})
+      .finally(() => {
+        if (this.pending === pending) this.pending = undefined;
+        for (const event of pending) void this.send(connection, event.message, event.id);
+        if (this.ended) this.closeConnection();
+      });
+    return response;
+  }
+
   /** Stores one message and sends it on the live connection, if any. */
   write(message: JsonRpcMessage): Promise<void> {
     if (this.ended) return Promise.resolve();
@@ -116,10 +144,15 @@ export class ResumableStream {
     return connection ? this.send(connection, message, event.id) : Promise.resolve();
   }
 
-  /** The stream is complete (its reply was written): the live connection ends after it. */
-  end(): void {
+  /**
+   * The stream is complete (its reply was written): the live connection ends after it.
+   * `quiet`: the session is ending, so its end is not recorded (its events are going).
+   */
+  end(quiet = false): void {
     if (this.ended) return;
     this.ended = true;
+    const { markEnd } = this.options;
+    if (markEnd && !quiet) this.written = this.written.then(markEnd).catch(() => {});
     if (!this.pending) this.closeConnection();
     this.reportIfFinished();
   }

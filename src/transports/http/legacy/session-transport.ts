@@ -132,7 +132,14 @@ export interface SessionTransportHost {
    * A reply passed through (before it is written): `initialize` tells the negotiated version,
    * others (setLevel, subscribe) may have changed what the session keeps.
    */
-  replied?(method: string, reply: JsonRpcResponse): void;
+  replied?(method: string, reply: JsonRpcResponse): undefined | Promise<unknown>;
+  /** What goes out instead of `message` (a cluster's ids for server-to-client requests). */
+  outbound?(message: JsonRpcMessage): JsonRpcMessage;
+  /**
+   * A message for the standalone stream, which this process does not hold: somewhere else
+   * to put it (another instance of a cluster), or undefined for nowhere.
+   */
+  elsewhere?(message: JsonRpcMessage): Promise<void> | undefined;
 }
 
 export class LegacySessionTransport implements Transport {
@@ -205,20 +212,25 @@ export class LegacySessionTransport implements Transport {
     }
   }
 
-  send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+  send(original: JsonRpcMessage, options?: SendOptions): Promise<void> {
     if (this.isClosed) return Promise.reject(new LocalError("closed", "session closed"));
-    if (!("method" in message)) {
-      const reply = message.id === null ? undefined : this.replies?.get(message.id);
+    if (!("method" in original)) {
+      const reply = original.id === null ? undefined : this.replies?.get(original.id);
       if (!reply) return Promise.resolve();
-      this.forget(message.id!);
-      this.host.replied?.(reply.method, message);
-      return reply.reply(message);
+      this.forget(original.id!);
+      // A reply that changed the session's shared state waits until the change is stored.
+      const stored = this.host.replied?.(reply.method, original);
+      if (stored) return stored.then(() => reply.reply(original));
+      return reply.reply(original);
     }
+    const message = this.host.outbound?.(original) ?? original;
     const related = options?.relatedRequestId;
     const reply = related === undefined ? undefined : this.replies?.get(related);
     if (reply) return reply.write(message);
     const standalone = this.host.standalone();
     if (standalone) return standalone.write(message);
+    const forwarded = this.host.elsewhere?.(message);
+    if (forwarded) return forwarded;
     if ("id" in message) {
       return Promise.reject(
         new LocalError(

@@ -1,0 +1,255 @@
+/**
+ * What one instance's copy of a legacy session does for the cluster: its state follows the
+ * shared record (cluster-state.ts); answers and cancellations reach the instance that waits
+ * for them; server-to-client request ids name the instance that sent them; the standalone GET
+ * stream has one holder, and what is meant for it travels there; a stream written elsewhere is
+ * resumed here from the shared event store.
+ */
+import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification } from "../../../jsonrpc/types.js";
+import type { LegacySnapshot, ServerConnection } from "../../../server/connection.js";
+import {
+  type ClusterMessage,
+  type ClusterSessionRecord,
+  clusterRequestId,
+  clusterStreamId,
+  parseClusterRequestId,
+  parseClusterStreamId,
+} from "./cluster.js";
+import { finishOrphan, replayUntilEnd, tailResponse } from "./cluster-resume.js";
+import { type ClusterContext, ClusterSessionState } from "./cluster-state.js";
+import type { ResumableStream } from "./resumable-stream.js";
+import type { LegacySessionTransport } from "./session-transport.js";
+
+/** What the link needs of its session. */
+export interface LinkedSession {
+  readonly id: string;
+  readonly connection: ServerConnection;
+  readonly transport: LegacySessionTransport;
+  standalone(): ResumableStream | undefined;
+  /** Ends the standalone stream held here, if any (recording its end). */
+  dropStandalone(): void;
+  /** Disconnects this stream's connection, when it is held here. */
+  disconnectStream(streamId: string): void;
+  /** A new standalone stream held here, connected to a response that starts with `prelude`. */
+  openStandaloneAfter(
+    headers: Headers,
+    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
+  ): Response;
+  /** The session ended on another instance: end what is held here, writing nothing. */
+  endedElsewhere(): void;
+}
+
+/** Sent by the holder of a standalone stream, never by copies that also heard the event. */
+const BROADCASTS = new Set([
+  "notifications/resources/updated",
+  "notifications/resources/list_changed",
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+]);
+
+export class ClusterSessionLink {
+  readonly state: ClusterSessionState;
+  private readonly context: ClusterContext;
+  private readonly session: LinkedSession;
+  /** Connections here following streams written elsewhere. */
+  private readonly tails = new Set<AbortController>();
+
+  constructor(
+    context: ClusterContext,
+    session: LinkedSession,
+    principal: string | null,
+    record?: ClusterSessionRecord,
+  ) {
+    this.context = context;
+    this.session = session;
+    this.state = new ClusterSessionState(context, session.id, principal, record);
+  }
+
+  get tailing(): boolean {
+    return this.tails.size > 0;
+  }
+
+  /** The id of a new stream of this instance; a request stream is named in the store too. */
+  newStreamId(requestId: JsonRpcId | undefined): string {
+    const streamId = clusterStreamId(this.context.instanceId, requestId === undefined);
+    if (requestId !== undefined) {
+      const { records } = this.context.cluster;
+      const entry = { id: streamId, requestId };
+      records.setStream(this.session.id, entry, this.context.ttlMs).catch(this.context.report);
+    }
+    return streamId;
+  }
+
+  markEnd(streamId: string): () => Promise<void> {
+    return () => this.context.cluster.events.endStream(this.session.id, streamId);
+  }
+
+  /** The session's state changed here: stored, then announced. */
+  sync(): Promise<boolean> | undefined {
+    const local = this.session.connection.legacySnapshot();
+    if (!local) return undefined;
+    return this.state.sync(local, (merged) => this.session.connection.updateLegacy(merged));
+  }
+
+  /**
+   * A client message that may belong elsewhere: undefined when it went there, else what to
+   * deliver here (an answer's id turned back into the one this instance's session sent).
+   */
+  inbound(message: JsonRpcMessage): JsonRpcMessage | undefined {
+    if (!("method" in message)) {
+      const sent = parseClusterRequestId(message.id);
+      if (!sent) return message;
+      if (sent.owner === this.context.instanceId) return { ...message, id: sent.local };
+      this.context.publish({ kind: "answer", session: this.session.id, to: sent.owner, message });
+      return undefined;
+    }
+    if (message.method === "notifications/cancelled" && !("id" in message)) {
+      const requestId = message.params?.requestId;
+      const known =
+        (typeof requestId === "string" || typeof requestId === "number") &&
+        this.session.transport.has(requestId);
+      if (!known) {
+        this.context.publish({ kind: "cancel", session: this.session.id, message });
+        return undefined;
+      }
+    }
+    return message;
+  }
+
+  /** Server-to-client request ids (and our cancellations of them) name this instance. */
+  outbound(message: JsonRpcMessage): JsonRpcMessage {
+    if (!("method" in message)) return message;
+    if ("id" in message && typeof message.id === "number") {
+      return { ...message, id: clusterRequestId(this.context.instanceId, message.id) };
+    }
+    const requestId = message.params?.requestId;
+    if (message.method === "notifications/cancelled" && typeof requestId === "number") {
+      const params = {
+        ...message.params,
+        requestId: clusterRequestId(this.context.instanceId, requestId),
+      };
+      return { ...message, params };
+    }
+    return message;
+  }
+
+  /**
+   * A message for a standalone stream not held here: a change every instance heard is left to
+   * the holder (one copy reaches the client); anything else travels there.
+   */
+  elsewhere(message: JsonRpcMessage): Promise<void> {
+    if ("method" in message && !("id" in message) && BROADCASTS.has(message.method)) {
+      return Promise.resolve();
+    }
+    this.context.publish({ kind: "standalone", session: this.session.id, message });
+    return Promise.resolve();
+  }
+
+  /** A new standalone stream here: whoever held one before lets it go (the newest GET wins). */
+  standaloneOpened(streamId: string): void {
+    this.context.publish({ kind: "takeover", session: this.session.id, stream: streamId });
+  }
+
+  /**
+   * GET with a cursor into a stream this instance does not hold: a request stream is followed
+   * from the store (finished first when its instance is dead); a standalone stream moves here.
+   */
+  async resume(
+    streamId: string,
+    afterSeq: number,
+    headers: Headers,
+    keepAliveMs: number,
+  ): Promise<Response | undefined> {
+    const parsed = parseClusterStreamId(streamId);
+    if (!parsed) return undefined;
+    const { events, leases, records } = this.context.cluster;
+    const sessionId = this.session.id;
+    const elsewhere = parsed.owner !== this.context.instanceId;
+    const ownerAlive = elsewhere && (await leases.alive(parsed.owner));
+    if (parsed.standalone) {
+      if (ownerAlive) {
+        this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
+      } else {
+        await events.endStream(sessionId, streamId);
+      }
+      const { signal, done } = this.follow();
+      return this.session.openStandaloneAfter(headers, (send) =>
+        replayUntilEnd(events, sessionId, streamId, afterSeq, signal, send).finally(done),
+      );
+    }
+    const entry = await records.stream(sessionId, streamId);
+    if (entry?.requestId === undefined) return undefined;
+    if (ownerAlive) {
+      this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
+    } else {
+      await finishOrphan(events, sessionId, streamId, entry.requestId);
+    }
+    const { signal, done } = this.follow();
+    return tailResponse({
+      events,
+      sessionId,
+      streamId,
+      afterSeq,
+      keepAliveMs,
+      headers,
+      signal,
+      onDone: done,
+    });
+  }
+
+  /** A message from another instance about this session. */
+  heard(message: ClusterMessage): void {
+    const { session } = this;
+    switch (message.kind) {
+      case "answer":
+        if (message.to === this.context.instanceId) {
+          const local = this.inbound(message.message);
+          if (local) session.transport.deliver(local, {});
+        }
+        return;
+      case "cancel": {
+        const requestId = message.message.params?.requestId;
+        if (
+          (typeof requestId === "string" || typeof requestId === "number") &&
+          session.transport.has(requestId)
+        ) {
+          session.transport.deliver(message.message as JsonRpcNotification, {});
+        }
+        return;
+      }
+      case "state":
+        if (this.state.heard(message.state, message.version)) {
+          session.connection.updateLegacy(message.state as LegacySnapshot);
+        }
+        return;
+      case "takeover":
+        // Another instance holds the standalone stream now (this one's, or a new one).
+        if (parseClusterStreamId(message.stream)?.standalone) session.dropStandalone();
+        else {
+          session.disconnectStream(message.stream);
+        }
+        return;
+      case "standalone": {
+        const held = session.standalone();
+        // Its ids already name the instance that sent it (answers go back there).
+        if (held) void held.write(message.message);
+        return;
+      }
+      case "ended":
+        session.endedElsewhere();
+        return;
+    }
+  }
+
+  /** Ends every connection here that follows a stream written elsewhere. */
+  stopFollowing(): void {
+    for (const tail of [...this.tails]) tail.abort();
+    this.tails.clear();
+  }
+
+  private follow(): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    this.tails.add(controller);
+    return { signal: controller.signal, done: () => this.tails.delete(controller) };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * A cluster in one process for the legacy cluster tests: several HTTP servers on 127.0.0.1
+ * ("instances" a, b, c…), each its own McpServer, sharing an InMemoryClusterBackend and one
+ * subscription event source, as instances sharing Redis would.
+ */
+import { McpServer } from "../../../src/server/mcp-server.js";
+import { InMemoryEventSource } from "../../../src/server/subscriptions.js";
+import { InMemoryClusterBackend } from "../../../src/transports/http/legacy/cluster-memory.js";
+import type { LegacyOptions } from "../../../src/transports/http/legacy/legacy-handler.js";
+import { serveHttp } from "../../../src/transports/http/node-adapter.js";
+import { addAskTool, RawSession } from "./legacy-helpers.js";
+
+export interface ClusterProbe {
+  /** Resolves when a "gated" call waits; release() lets it finish. */
+  gateReached: Promise<void>;
+  release(): void;
+  /** Resolves with the instance whose "stuck" call was stopped. */
+  stuckStopped: Promise<string>;
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}
+
+function buildInstance(name: string, events: InMemoryEventSource, probe: ClusterProbeState) {
+  const server = new McpServer({
+    serverInfo: { name: "cluster", version: "1" },
+    subscriptionEvents: events,
+    onError: () => {},
+  });
+  server.resource({ uri: "mem://one", name: "one" }, (uri) => [{ uri, text: "1" }]);
+  server.resource({ uri: "mem://two", name: "two" }, (uri) => [{ uri, text: "2" }]);
+  server.tool({ name: "where", inputSchema: { type: "object" } }, (_args, context) =>
+    JSON.stringify({ instance: name, clientInfo: context.clientInfo }),
+  );
+  server.tool({ name: "logs", inputSchema: { type: "object" } }, async (_args, context) => {
+    await context.log.info("quiet");
+    await context.log.error("loud");
+    return name;
+  });
+  addAskTool(server);
+  server.tool({ name: "gated", inputSchema: { type: "object" } }, async (_args, context) => {
+    await context.progress(1, 2, "waiting");
+    probe.gate.arrived();
+    await probe.gate.opened;
+    await context.progress(2, 2, "released");
+    return `released on ${name}`;
+  });
+  server.tool({ name: "stuck", inputSchema: { type: "object" } }, async (_args, context) => {
+    await context.progress(1);
+    await new Promise((_resolve, reject) => {
+      context.signal.addEventListener("abort", () => {
+        probe.stopped.resolve(name);
+        reject(context.signal.reason);
+      });
+    });
+    return "never";
+  });
+  return server;
+}
+
+interface ClusterProbeState {
+  gate: { opened: Promise<void>; arrived(): void };
+  stopped: { resolve(name: string): void };
+}
+
+export async function startCluster(names: string[], extra: LegacyOptions = {}) {
+  const backend = new InMemoryClusterBackend();
+  const events = new InMemoryEventSource();
+  const opened = deferred<void>();
+  const reached = deferred<void>();
+  const stopped = deferred<string>();
+  const state: ClusterProbeState = {
+    gate: { opened: opened.promise, arrived: () => reached.resolve() },
+    stopped,
+  };
+  const probe: ClusterProbe = {
+    gateReached: reached.promise,
+    release: () => opened.resolve(),
+    stuckStopped: stopped.promise,
+  };
+  const instances: Array<{
+    name: string;
+    server: McpServer;
+    served: Awaited<ReturnType<typeof serveHttp>>;
+    url: string;
+  }> = [];
+  try {
+    for (const name of names) {
+      const server = buildInstance(name, events, state);
+      const cluster = backend.instance({ instanceId: name, leaseMs: 60_000 });
+      const served = await serveHttp(server, {
+        legacy: { retryMs: 20, shutdownGraceMs: 200, ...extra, cluster },
+      });
+      instances.push({ name, server, served, url: served.url });
+    }
+  } catch (error) {
+    await Promise.all(instances.map((instance) => instance.served.close()));
+    throw error;
+  }
+  const byName = new Map(instances.map((instance) => [instance.name, instance]));
+  return {
+    backend,
+    probe,
+    instance(name: string) {
+      const found = byName.get(name);
+      if (!found) throw new Error(`no instance ${name}`);
+      return found;
+    },
+    /** The same session, addressed at instance `name`. */
+    at(raw: RawSession, name: string): RawSession {
+      const moved = new RawSession(this.instance(name).url);
+      moved.sessionId = raw.sessionId;
+      return moved;
+    },
+    async close() {
+      probe.release();
+      await Promise.all(instances.map((instance) => instance.served.close()));
+    },
+  };
+}
+
+export type TestCluster = Awaited<ReturnType<typeof startCluster>>;
