@@ -1,4 +1,5 @@
 import { McpClient } from "../client/mcp-client.js";
+import { DEFAULT_HEALTH_PATH } from "../transports/http/health.js";
 import { serveHttp } from "../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../transports/http/security.js";
 import { listenSocket } from "../transports/socket/server.js";
@@ -40,6 +41,9 @@ Options:
                            tcp://host:port or unix:/path serve newline-delimited JSON-RPC on a
                            socket instead of HTTP (no token or Host checks: keep it loopback)
   --path <path>            the endpoint path (default /mcp)
+                           GET /healthz (no token needed; Host/Origin checked) answers 200
+                           {"status":"ok",pid,era,restarts,uptimeSeconds} while the child runs,
+                           503 {"status":"restarting"|"down",…} while it does not
   --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
                            --token-file or MCPWIRE_GATEWAY_TOKEN)
   --token-file <path>      the same, the secret read from a file
@@ -49,6 +53,9 @@ Options:
                            listened on; required beyond loopback)
   --cors                   answer browser preflights (CORS) for the allowed origins (by default
                            only the gateway's own origin: give --allowed-origin for your app)
+  --legacy-sse             also serve the deprecated HTTP+SSE transport (2024-11-05) for old
+                           clients: GET /sse opens the stream, POST /messages?sessionId=…
+                           (same token, Host and Origin checks; at most 1000 such sessions)
   --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
   --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
   --era modern|legacy|auto the era to speak to the child (default auto)
@@ -78,6 +85,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     "auth-issuer": "value",
     "auth-resource": "value",
     cors: "flag",
+    "legacy-sse": "flag",
     "allowed-host": "list",
     "allowed-origin": "list",
     era: "value",
@@ -122,11 +130,18 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     : parseListen(listenText);
   if (
     socketAddress &&
-    (options.token !== undefined || options["token-file"] !== undefined || options.cors === true)
+    (options.token !== undefined ||
+      options["token-file"] !== undefined ||
+      options.cors === true ||
+      options["legacy-sse"] === true)
   ) {
     throw new UsageError(
-      "--token, --token-file and --cors are for HTTP: a socket has no headers to check",
+      "--token, --token-file, --cors and --legacy-sse are for HTTP: a socket has no headers to check",
     );
+  }
+  const path = (options.path as string | undefined) ?? "/mcp";
+  if (path === DEFAULT_HEALTH_PATH) {
+    throw new UsageError(`--path ${path} is the health check's: pick another endpoint path`);
   }
   const era = (options.era as string | undefined) ?? "auto";
   if (era !== "auto" && era !== "modern" && era !== "legacy") {
@@ -219,6 +234,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
   });
   server.start();
+  const startedAt = Date.now();
   let served: { url: string; close(): Promise<void> };
   try {
     served = socketAddress
@@ -226,7 +242,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       : await serveHttp(server, {
           host,
           port,
-          path: (options.path as string | undefined) ?? "/mcp",
+          path,
           cors: options.cors === true,
           allowedHosts: options["allowed-host"] as string[] | undefined,
           // With CORS on, the loopback default (any port) would let every local web page in: only
@@ -237,6 +253,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
           ...(auth
             ? { auth }
             : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+          legacySse: options["legacy-sse"] === true,
+          health: { check: () => childHealth(supervised, client, startedAt) },
         });
   } catch (error) {
     // Nothing to serve on: stop the child rather than hang with it.
@@ -268,6 +286,23 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   await client.close();
   await supervised.close();
   return reason.startsWith("child lost") ? 1 : 0;
+}
+
+/** GET /healthz: the child's state; public, so nothing beyond pid, era and times. */
+function childHealth(supervised: SupervisedStdioTransport, client: McpClient, startedAt: number) {
+  // Up once the child runs and has answered the handshake (again, after a restart).
+  const status = supervised.status === "up" && client.restarting ? "restarting" : supervised.status;
+  const up = status === "up";
+  return {
+    ok: up,
+    details: {
+      status: up ? "ok" : status,
+      ...(up ? { pid: supervised.pid ?? null } : {}),
+      era: client.era ?? null,
+      restarts: supervised.restarts,
+      uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+    },
+  };
 }
 
 /** The stdio server `--server NAME` picks from `--config FILE`, if asked. */

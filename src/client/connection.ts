@@ -55,6 +55,7 @@ export class ClientConnection {
   private connecting = false;
   /** Requests wait here while a supervised transport restarts its server and we re-handshake. */
   protected ready: Promise<void> = Promise.resolve();
+  private restoring = false;
   /** Legacy resource subscriptions, renewed when a supervised transport restarts the server. */
   protected readonly subscriptions = new Set<string>();
   private resumeGate: { resolve(): void; reject(error: Error): void } | undefined;
@@ -99,6 +100,13 @@ export class ClientConnection {
 
   get era(): Era | undefined {
     return this.state?.era;
+  }
+  /**
+   * True between a supervised server's crash and the end of the handshake with its successor
+   * (requests made meanwhile wait for it).
+   */
+  get restarting(): boolean {
+    return this.resumeGate !== undefined || this.restoring;
   }
   get protocolVersion(): string | undefined {
     return this.state?.protocolVersion;
@@ -441,8 +449,16 @@ export class ClientConnection {
       gate.resolve();
       return;
     }
-    this.restore(era).then(gate.resolve, (error: unknown) =>
-      gate.reject(error instanceof Error ? error : new Error(String(error))),
+    this.restoring = true;
+    this.restore(era).then(
+      () => {
+        this.restoring = false;
+        gate.resolve();
+      },
+      (error: unknown) => {
+        this.restoring = false;
+        gate.reject(error instanceof Error ? error : new Error(String(error)));
+      },
     );
   }
 

@@ -1,4 +1,5 @@
 import type { ResponseMode } from "./exchange.js";
+import type { HealthOptions } from "./health.js";
 import type { LegacyOptions } from "./legacy/legacy-options.js";
 import type { LegacySseOptions } from "./legacy/sse-fallback.js";
 import type { ResourceGuard } from "./resource-guard.js";
@@ -51,4 +52,9 @@ export interface HttpHandlerOptions extends SecurityOptions {
    * (default GET /sse and POST /messages). Off by default.
    */
   legacySse?: boolean | LegacySseOptions;
+  /**
+   * A health check on its own path (default GET /healthz): 200 or 503 with a small JSON body,
+   * without authentication (so it must say nothing secret), Host and Origin checked.
+   */
+  health?: HealthOptions;
 }

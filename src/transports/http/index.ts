@@ -18,6 +18,7 @@ export {
   paramHeaderName,
   paramHeaderValue,
 } from "./headers.js";
+export type { HealthOptions, HealthReport } from "./health.js";
 export {
   AppendConflict,
   type ClusterBus,

@@ -10,6 +10,7 @@ import type { MessageContext } from "../transport.js";
 import { HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import { toResponse, WebReplySink } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";
+import { DEFAULT_HEALTH_PATH, healthResponse } from "./health.js";
 import { SseFallback } from "./legacy/sse-fallback.js";
 import { preflightResponse } from "./security.js";
 
@@ -50,13 +51,19 @@ export function createHttpHandler(
   const guard = endpoint.guard;
   const authenticate = guard ? guard.authenticate.bind(guard) : options.authenticate;
 
-  let extraPaths: readonly string[] = fallback ? [fallback.ssePath, fallback.messagesPath] : [];
+  const health = options.health;
+  const healthPath = health ? (health.path ?? DEFAULT_HEALTH_PATH) : undefined;
+  const ownPaths = [
+    ...(fallback ? [fallback.ssePath, fallback.messagesPath] : []),
+    ...(healthPath ? [healthPath] : []),
+  ];
+  let extraPaths: readonly string[] = ownPaths;
   let extraFor: readonly string[] | undefined;
 
   async function handle(request: Request): Promise<Response> {
     // Only the HTTP+SSE fallback and the guard have paths of their own; the adapter already
     // routed the request.
-    const pathname = fallback || guard ? new URL(request.url).pathname : undefined;
+    const pathname = fallback || guard || health ? new URL(request.url).pathname : undefined;
     // The protected resource metadata is public and the same for everyone: any Origin may
     // read it (browser clients discover through it), so the Host/Origin checks do not apply.
     if (guard?.documentPaths.includes(pathname!)) return guard.serveDocument(request);
@@ -64,6 +71,7 @@ export function createHttpHandler(
     if (refused) return toResponse(refused);
     const basePairs = endpoint.baseHeaders(request.headers.get("origin"));
     const base = new Headers(basePairs as [string, string][]);
+    if (health && pathname === healthPath) return serveHealth(request, base);
 
     const fallbackPath =
       fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
@@ -115,6 +123,18 @@ export function createHttpHandler(
     return answered ? toResponse(answered) : sink.response;
   }
 
+  /** Health: public (no authentication), read-only. */
+  function serveHealth(request: Request, base: Headers): Promise<Response> | Response {
+    const allowed = ["GET", "HEAD"];
+    if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors, allowed);
+    if (!allowed.includes(request.method)) {
+      const headers = new Headers(base);
+      headers.set("Allow", allowed.join(", "));
+      return new Response(null, { status: 405, headers });
+    }
+    return healthResponse(health!, request.method, base);
+  }
+
   const handler: HttpHandler = {
     handle: async (request) => {
       try {
@@ -128,7 +148,7 @@ export function createHttpHandler(
     get extraPaths() {
       if (guard && guard.documentPaths !== extraFor) {
         extraFor = guard.documentPaths;
-        extraPaths = [...extraPaths.slice(0, fallback ? 2 : 0), ...extraFor];
+        extraPaths = [...ownPaths, ...extraFor];
       }
       return extraPaths;
     },

@@ -119,6 +119,13 @@ export class SupervisedStdioTransport implements Transport {
     return this.current?.pid;
   }
 
+  /** "up" while a server runs, "restarting" between a crash and its successor, else "down". */
+  get status(): "up" | "restarting" | "down" {
+    if (this.state === "restarting") return "restarting";
+    const child = this.current;
+    return this.state === "running" && child && !child.hasExited ? "up" : "down";
+  }
+
   /** How many times the server has been restarted so far. */
   get restarts(): number {
     return this.restartCount;

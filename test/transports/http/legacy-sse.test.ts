@@ -112,4 +112,29 @@ describe("deprecated HTTP+SSE (2024-11-05)", () => {
       await served.close();
     }
   });
+
+  it("holds at most maxSessions streams: 503 beyond, room again once one ends", async () => {
+    const served = await startLegacyServer({ legacySse: { maxSessions: 1 } });
+    try {
+      const first = await openSse(served.url);
+      const refused = await fetch(new URL("/sse", served.url), {
+        headers: { Accept: "text/event-stream" },
+      });
+      assert.equal(refused.status, 503);
+      const body = (await refused.json()) as { error: { message: string } };
+      assert.equal(body.error.message, "Too many HTTP+SSE sessions; retry later");
+      await first.events.cancel();
+      const second = await eventually(async () => {
+        const response = await fetch(new URL("/sse", served.url), {
+          headers: { Accept: "text/event-stream" },
+        });
+        if (response.status === 200) return response;
+        await response.body?.cancel();
+        return undefined;
+      });
+      await second.body?.cancel();
+    } finally {
+      await served.close();
+    }
+  });
 });

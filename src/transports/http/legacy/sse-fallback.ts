@@ -17,7 +17,14 @@ export interface LegacySseOptions {
   ssePath?: string;
   /** Where they POST (the `endpoint` event adds `?sessionId=…`). Default "/messages". */
   messagesPath?: string;
+  /**
+   * Sessions at once. Each holds an open stream, so none is idle enough to end for a new one:
+   * beyond this a new stream gets 503. Default 1,000.
+   */
+  maxSessions?: number;
 }
+
+export const DEFAULT_MAX_SSE_SESSIONS = 1_000;
 
 /** One HTTP+SSE session: everything the server sends goes down the stream. */
 class SseSessionTransport implements Transport {
@@ -89,6 +96,7 @@ export class SseFallback {
   private readonly server: McpServer;
   private readonly keepAliveMs: number;
   private readonly maxBacklogBytes: number;
+  private readonly maxSessions: number;
   private readonly sessions = new Map<string, FallbackSession>();
 
   constructor(
@@ -102,10 +110,20 @@ export class SseFallback {
     this.messagesPath = options.messagesPath ?? "/messages";
     this.keepAliveMs = keepAliveMs;
     this.maxBacklogBytes = maxBacklogBytes;
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SSE_SESSIONS;
   }
 
   /** GET on the SSE path: a new session and its stream, opened by the `endpoint` event. */
   open(base: Headers, principal: unknown): Response {
+    if (this.sessions.size >= this.maxSessions) {
+      const headers = new Headers(base);
+      headers.set("Retry-After", "5");
+      const error = {
+        code: ErrorCode.InternalError,
+        message: "Too many HTTP+SSE sessions; retry later",
+      };
+      return jsonResponse({ jsonrpc: "2.0", id: null, error }, 503, headers);
+    }
     const id = randomUUID();
     const transport = new SseSessionTransport(
       this.keepAliveMs,
