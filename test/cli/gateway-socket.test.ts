@@ -74,6 +74,6 @@ describe("gateway --listen tcp://… and unix:… (the ndjson socket framing)", 
       ...child,
     ]);
     assert.equal(token.code, 2);
-    assert.match(token.stderr, /--token, --token-file and --cors are for HTTP/);
+    assert.match(token.stderr, /--token, --token-file, --cors and --legacy-sse are for HTTP/);
   });
 });
