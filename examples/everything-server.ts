@@ -9,7 +9,8 @@
  * With --auth-issuer the HTTP endpoint is an OAuth protected resource: its metadata (naming
  * the issuer) is at /.well-known/oauth-protected-resource/mcp, and every request needs a JWT
  * access token from that issuer (checked against its JWKS) whose audience is the resource URL:
- * --auth-resource, default http://localhost:<port>/mcp.
+ * --auth-resource, default http://localhost:<port>/mcp. --auth-scopes 'a b' makes every request
+ * need those scopes (a token without them gets a 403 insufficient_scope challenge).
  *
  * Over HTTP one endpoint serves both eras: 2026-07-28 requests (per-request `_meta`) and
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
@@ -30,10 +31,11 @@ interface Args {
   host: string;
   authIssuer: string | undefined;
   authResource: string | undefined;
+  authScopes: string[];
 }
 
 const USAGE =
-  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL]])\n";
+  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]])\n";
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -42,6 +44,7 @@ function parseArgs(argv: string[]): Args {
     host: "127.0.0.1",
     authIssuer: undefined,
     authResource: undefined,
+    authScopes: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -51,13 +54,18 @@ function parseArgs(argv: string[]): Args {
     else if (arg === "--host") args.host = String(argv[++i]);
     else if (arg === "--auth-issuer") args.authIssuer = urlArgument(arg, argv[++i]);
     else if (arg === "--auth-resource") args.authResource = urlArgument(arg, argv[++i]);
+    else if (arg === "--auth-scopes")
+      args.authScopes = String(argv[++i]).split(" ").filter(Boolean);
     else {
       process.stderr.write(`unknown argument ${arg}\n${USAGE}`);
       process.exit(2);
     }
   }
-  if (args.authResource !== undefined && args.authIssuer === undefined) {
-    process.stderr.write(`--auth-resource needs --auth-issuer\n${USAGE}`);
+  if (
+    (args.authResource !== undefined || args.authScopes.length > 0) &&
+    args.authIssuer === undefined
+  ) {
+    process.stderr.write(`--auth-resource and --auth-scopes need --auth-issuer\n${USAGE}`);
     process.exit(2);
   }
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) {
@@ -87,6 +95,8 @@ async function authGuard(args: Args): Promise<ResourceGuard | undefined> {
     guard = protectResource({
       issuer: args.authIssuer,
       ...(args.authResource !== undefined ? { resource: args.authResource } : {}),
+      // Scopes every request needs: a token without them gets a 403 insufficient_scope.
+      ...(args.authScopes.length > 0 ? { requiredScopes: args.authScopes } : {}),
       resourceName: "mcpwire everything server",
     });
   } catch (error) {

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { spawnListening, stopChild } from "../helpers/listening-child.js";
 import { json, post, request } from "../transports/http/http-helpers.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
 import { challengeOf } from "./resource-server-fixtures.js";
@@ -18,31 +19,10 @@ const SERVER = resolve(
 );
 
 async function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVER, "--http", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^listening on (\S+)$/m.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited (${code}) early: ${stderr}`)));
-  });
-  return { child, url };
+  return spawnListening(process.execPath, [SERVER, "--http", "--port", "0", ...args]);
 }
 
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  return exited;
-}
+const stop = stopChild;
 
 const listTools = (url: string, token?: string) =>
   post(url, request("tools/list"), token === undefined ? {} : { Authorization: `Bearer ${token}` });

@@ -10,7 +10,7 @@
  * combination runs test_sampling, test_elicitation and test_input_required_result_elicitation.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -21,6 +21,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { spawnListening } from "../helpers/listening-child.js";
 import { eventually, isAlive } from "../helpers/stdio-rpc.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url));
@@ -57,24 +58,7 @@ function liveChildren(known: number[]): number[] {
 
 /** Spawns the server with `--http --port 0` and waits for its "listening on <url>" line. */
 async function startHttpServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVER, "--http", "--port", "0"], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-      const match = /^listening on (\S+)$/m.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited (${code}) early: ${stderr}`)));
-    child.once("error", reject);
-  });
-  return { child, url };
+  return spawnListening(process.execPath, [SERVER, "--http", "--port", "0"]);
 }
 
 /**
