@@ -6,8 +6,6 @@
  */
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import {
   createMcpHandler,
@@ -17,6 +15,7 @@ import {
 import * as z from "zod";
 import { McpClient } from "../../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
+import { serveFetch } from "../../helpers/serve-fetch.js";
 
 const clientInfo = { name: "mcpwire-http-client", version: "1.0.0" };
 
@@ -51,55 +50,6 @@ function buildServer(): McpServer {
     return { content: [{ type: "text", text: "noisy done" }] };
   });
   return server;
-}
-
-/** Serves a web-standard handler on node:http (the test's own small adapter). */
-async function serveFetch(handler: (request: Request) => Promise<Response>) {
-  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", async () => {
-      const abort = new AbortController();
-      res.on("close", () => abort.abort());
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === "string") headers.set(name, value);
-      }
-      const hasBody = req.method !== "GET" && req.method !== "HEAD" && chunks.length > 0;
-      const request = new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        body: hasBody ? Buffer.concat(chunks) : undefined,
-        signal: abort.signal,
-      });
-      try {
-        const response = await handler(request);
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        if (!response.body) return void res.end();
-        const reader = response.body.getReader();
-        abort.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}));
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          res.write(value);
-        }
-        res.end();
-      } catch {
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      }
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
 }
 
 async function exercise(client: McpClient) {
