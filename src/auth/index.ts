@@ -2,6 +2,8 @@
  * mcpwire/auth: the OAuth 2.1 client for protected MCP servers. Its dependencies (oauth4webapi,
  * jose) load only through this subpath; the transport's seam and the static bearer provider are
  * in the core (mcpwire/transports/http) and re-exported here.
+ *
+ * @module mcpwire/auth
  */
 export {
   AuthorizationError,
@@ -48,6 +50,7 @@ export {
   type RedirectHandler,
 } from "./redirect.js";
 export {
+  type ChallengeError,
   type ChallengeParams,
   challengeHeader,
 } from "./resource-server/challenge.js";

@@ -1,9 +1,16 @@
+/**
+ * McpClient: era detection, calls, pagination, subscriptions, tasks, and answers to what servers ask.
+ *
+ * @module mcpwire/client
+ */
 export { ClientConnection } from "./connection.js";
 export {
   chooseModernVersion,
+  type DiscoverOutcome,
   MODERN_ERROR_CODES,
   ModernHandshakeError,
   NoCommonVersionError,
+  type ProbeOutcome,
   probeEra,
 } from "./era-detection.js";
 export type { ServerState } from "./handshake.js";
@@ -24,5 +31,5 @@ export {
   type SubscriptionNotification,
 } from "./subscription.js";
 export { type SubscriptionChannel, SubscriptionRegistry } from "./subscriptions.js";
-export { awaitTask, ClientTasks, TaskCancelledError } from "./tasks.js";
+export { awaitTask, ClientTasks, TaskCancelledError, type TaskWait } from "./tasks.js";
 export type * from "./types.js";

@@ -1,3 +1,8 @@
+/**
+ * McpServer: tools, resources, prompts and completions, served in the modern and legacy eras, plus serveStdio.
+ *
+ * @module mcpwire/server
+ */
 export * from "./connection.js";
 export * from "./context.js";
 export * from "./features.js";

@@ -1,3 +1,8 @@
+/**
+ * Every transport: stdio, sockets, Streamable HTTP (client and server), in-memory pairs, ndjson framing.
+ *
+ * @module mcpwire/transports
+ */
 export * from "./http/index.js";
 export * from "./memory.js";
 export * from "./ndjson.js";

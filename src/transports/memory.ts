@@ -1,3 +1,8 @@
+/**
+ * Two connected in-process transports, for tests and embedding.
+ *
+ * @module mcpwire/transports/memory
+ */
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";

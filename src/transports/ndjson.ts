@@ -1,3 +1,8 @@
+/**
+ * Newline-delimited JSON-RPC framing, bounded, as stdio and sockets use it.
+ *
+ * @module mcpwire/transports/ndjson
+ */
 import type { Writable } from "node:stream";
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";

@@ -1,3 +1,8 @@
+/**
+ * Streamable HTTP: the client transport (every era and flavour) and the server handler with its node:http adapter.
+ *
+ * @module mcpwire/transports/http
+ */
 export * from "./client/index.js";
 export type { ResponseMode } from "./exchange.js";
 export {

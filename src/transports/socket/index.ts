@@ -1,3 +1,8 @@
+/**
+ * TCP and Unix sockets carrying newline-delimited JSON-RPC: connect, or listen.
+ *
+ * @module mcpwire/transports/socket
+ */
 export { type ConnectSocketOptions, connectSocket } from "./client.js";
 export { type ListenSocketOptions, listenSocket, type SocketListener } from "./server.js";
 export {

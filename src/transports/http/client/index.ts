@@ -15,4 +15,4 @@ export {
   type HttpClientTransportOptions,
 } from "./client-transport.js";
 export { CachedLegacyError, type HttpFlavour, HttpStatusError, sharedFlavourCache } from "./era.js";
-export { checkToolHeaders, standardHeaders } from "./mcp-headers-out.js";
+export { checkToolHeaders, standardHeaders, type ToolHeaderCheck } from "./mcp-headers-out.js";
