@@ -4,12 +4,8 @@
  * package root, and cannot import mcpwire/auth (which proves the trap works).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { dirname, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+import { importWithTrap } from "../helpers/import-trap.js";
 
 const TRAP = `export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
@@ -19,23 +15,13 @@ const TRAP = `export async function resolve(specifier, context, next) {
   return resolved;
 }`;
 
-function importWithTrap(specifiers: string[]) {
-  const code = [
-    'import { register } from "node:module";',
-    `register("data:text/javascript," + encodeURIComponent(${JSON.stringify(TRAP)}));`,
-    ...specifiers.map((s) => `await import(${JSON.stringify(s)});`),
-    'process.stdout.write("imported");',
-  ].join("\n");
-  return spawnSync(process.execPath, ["--input-type=module", "-e", code], {
-    cwd: ROOT,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+function importWithOauthTrap(specifiers: string[]) {
+  return importWithTrap(TRAP, specifiers);
 }
 
 describe("mcpwire/auth is the only way in for the OAuth dependencies", () => {
   it("client, server, transports and the root load neither oauth4webapi nor jose", () => {
-    const run = importWithTrap([
+    const run = importWithOauthTrap([
       "mcpwire",
       "mcpwire/client",
       "mcpwire/server",
@@ -46,7 +32,7 @@ describe("mcpwire/auth is the only way in for the OAuth dependencies", () => {
   });
 
   it("mcpwire/auth does load them (the trap works)", () => {
-    const run = importWithTrap(["mcpwire/auth"]);
+    const run = importWithOauthTrap(["mcpwire/auth"]);
     assert.notEqual(run.status, 0);
     assert.match(run.stderr, /OAUTH-DEPENDENCY-LOADED .*oauth4webapi/);
   });

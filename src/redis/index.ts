@@ -1,0 +1,13 @@
+/**
+ * mcpwire/redis: Redis-backed pieces for running several mcpwire server instances as one
+ * (see docs/cluster.md). Needs `redis` (node-redis) installed beside mcpwire: you pass your own
+ * connected client; nothing here imports `redis`.
+ */
+export { RedisChannels } from "./channels.js";
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_PREFIX,
+  type RedisClientLike,
+  type RedisNamespaceOptions,
+} from "./client.js";
+export { RedisCommands, RedisScript } from "./commands.js";
