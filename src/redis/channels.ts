@@ -1,7 +1,8 @@
 import type { RedisClientLike } from "./client.js";
 import type { RedisCommands } from "./commands.js";
 
-type MessageListener = (message: string, channel: string) => void;
+/** Hears one pub/sub message. */
+export type RedisMessageListener = (message: string, channel: string) => void;
 
 /**
  * Pub/sub for every mcpwire/redis class on one client: a subscribing connection can run no
@@ -52,10 +53,10 @@ export class RedisChannels {
    * Hears every message on `channel` until the returned function is called. Resolves once
    * subscribed (messages published after that are heard).
    */
-  async listen(channel: string, listener: MessageListener): Promise<() => Promise<void>> {
+  async listen(channel: string, listener: RedisMessageListener): Promise<() => Promise<void>> {
     const subscriber = await this.connection();
     // Our own function per call: unsubscribing one listener leaves the others on the channel.
-    const entry: MessageListener = (message, from) => {
+    const entry: RedisMessageListener = (message, from) => {
       try {
         listener(message, from);
       } catch (error) {

@@ -3,7 +3,7 @@
  * (see docs/cluster.md). Needs `redis` (node-redis) installed beside mcpwire: you pass your own
  * connected client; nothing here imports `redis`.
  */
-export { RedisChannels } from "./channels.js";
+export { RedisChannels, type RedisMessageListener } from "./channels.js";
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_PREFIX,
