@@ -10,7 +10,7 @@
  * client never comes back for is cancelled on the child after a while; only so many are kept.
  */
 import { randomUUID } from "node:crypto";
-import { ErrorCode, isPlainObject, JsonRpcError } from "../jsonrpc/errors.js";
+import { ErrorCode, isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { Progress } from "../protocol/outgoing.js";
 import type { ClientRequestMethod, HandlerContext } from "../server/context.js";
@@ -35,11 +35,17 @@ interface Question {
 
 type Outcome = { result: JsonObject } | { error: unknown };
 
-/** One call on the child and the questions it asked, across the HTTP client's rounds. */
+/**
+ * One call on the child and the questions it asked, across the HTTP client's rounds. Its
+ * timeout counts only the child's own time: it stops while a question waits for the client's
+ * answer (a person may take minutes) and restarts with every answer and progress notification.
+ */
 export class ChildCall {
   readonly id = randomUUID();
   /** What a retry must repeat to resume it: principal, method and forwarded params. */
   readonly binding: string;
+  private readonly timeoutMs: number;
+  private timer: NodeJS.Timeout | undefined;
   private readonly controller = new AbortController();
   private readonly questions: Question[] = [];
   private outcome: Promise<Outcome> | undefined;
@@ -48,8 +54,9 @@ export class ChildCall {
   private wake: (() => void) | undefined;
   private settled = false;
 
-  constructor(binding: string) {
+  constructor(binding: string, timeoutMs: number) {
     this.binding = binding;
+    this.timeoutMs = timeoutMs;
   }
 
   /** Cancels the child's call (its client left, or never came back). */
@@ -57,14 +64,16 @@ export class ChildCall {
     return this.controller.signal;
   }
 
-  /** The call on the child, made once. */
+  /** The call on the child, made once (with no timeout of its own: this one replaces it). */
   begin(request: () => Promise<JsonObject>, onSettled: () => void): void {
+    this.arm();
     this.outcome = request().then(
       (result) => ({ result }),
       (error: unknown) => ({ error }),
     );
     void this.outcome.then(() => {
       this.settled = true;
+      clearTimeout(this.timer);
       // Questions still open belong to a call that is over.
       for (const question of this.questions.splice(0)) {
         question.reject(new JsonRpcError(ErrorCode.InternalError, "the call has ended"));
@@ -75,6 +84,7 @@ export class ChildCall {
 
   /** Progress from the child, for the round running now (none while parked). */
   progress(progress: Progress): void {
+    this.arm();
     void this.context?.progress(progress.progress, progress.total, progress.message);
   }
 
@@ -87,6 +97,7 @@ export class ChildCall {
       this.asked += 1;
       const key = `${KEY_PREFIX}${this.id}-${this.asked}`;
       this.questions.push({ key, method, params, resolve, reject, askedIn: undefined });
+      this.arm();
       this.wake?.();
     });
   }
@@ -127,7 +138,21 @@ export class ChildCall {
     for (const question of this.questions.splice(0)) {
       question.reject(new JsonRpcError(ErrorCode.InternalError, reason));
     }
+    clearTimeout(this.timer);
     this.controller.abort(new Error(reason));
+  }
+
+  /** (Re)starts the child's clock, unless a question waits for the client. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (this.settled || this.questions.length > 0) return;
+    this.timer = setTimeout(() => {
+      const seconds = this.timeoutMs / 1000;
+      this.controller.abort(
+        new LocalError("timeout", `the server did not answer within ${seconds} s (--timeout)`),
+      );
+    }, this.timeoutMs);
+    this.timer.unref();
   }
 
   private nextQuestion(context: HandlerContext): Promise<undefined> {
@@ -171,6 +196,7 @@ export class ChildCall {
   private forget(question: Question): void {
     const index = this.questions.indexOf(question);
     if (index !== -1) this.questions.splice(index, 1);
+    this.arm();
   }
 }
 

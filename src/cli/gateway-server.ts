@@ -29,6 +29,8 @@ import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
 import { ChildEventSource } from "./gateway-subscriptions.js";
 import { writeErr } from "./terminal.js";
 
+const DEFAULT_CHILD_TIMEOUT_MS = 60_000;
+
 /** Methods passed through to the child unchanged (apart from `_meta`). */
 const PROXIED = new Set([
   "tools/list",
@@ -51,6 +53,11 @@ export interface GatewayServerOptions extends McpServerOptions {
   parkedCallMs?: number;
   /** Calls parked at once; the oldest is given up beyond this. */
   maxParkedCalls?: number;
+  /**
+   * How long the child may take to answer a call (ms), not counting time its questions wait
+   * for the client; restarted by its progress. Default 60 s.
+   */
+  childTimeoutMs?: number;
 }
 
 export class GatewayServer extends McpServer {
@@ -63,6 +70,7 @@ export class GatewayServer extends McpServer {
   /** Calls open on the child, parked ones (between a client's input rounds) included. */
   private readonly calls = new Set<ChildCall>();
   private readonly parked: ParkedCalls;
+  private readonly childTimeoutMs: number;
   private readonly childEvents: ChildEventSource;
   private readonly logs: GatewayLogs;
 
@@ -71,12 +79,14 @@ export class GatewayServer extends McpServer {
       if (options.onError) options.onError(error);
       else writeErr(`mcpwire gateway: ${error.message}`);
     };
-    const { maxUrisPerStream, parkedCallMs, maxParkedCalls, ...serverOptions } = options;
+    const { maxUrisPerStream, parkedCallMs, maxParkedCalls, childTimeoutMs, ...serverOptions } =
+      options;
     const childEvents = new ChildEventSource(child, report, maxUrisPerStream);
     super({ ...serverOptions, subscriptionEvents: childEvents });
     this.child = child;
     this.childEvents = childEvents;
     this.parked = new ParkedCalls(parkedCallMs, maxParkedCalls);
+    this.childTimeoutMs = childTimeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS;
     this.logs = new GatewayLogs({
       child: () => ({
         era: child().era,
@@ -223,7 +233,7 @@ export class GatewayServer extends McpServer {
     context: HandlerContext,
   ): ChildCall {
     const client = this.child();
-    const call = new ChildCall(binding);
+    const call = new ChildCall(binding, this.childTimeoutMs);
     // A modern child logs for a request only when asked in its `_meta`, at this call's level.
     const logMeta =
       client.era === "modern" && context.logLevel !== undefined
@@ -235,6 +245,7 @@ export class GatewayServer extends McpServer {
         this.current.run(call, () =>
           client.request(method, params, {
             signal: call.signal,
+            noTimeout: true, // the call keeps its own clock (see ChildCall)
             onProgress: (progress) => call.progress(progress),
             ...(logMeta ? { _meta: logMeta } : {}),
           }),

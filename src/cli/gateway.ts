@@ -59,7 +59,8 @@ Options:
   --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
   --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
   --era modern|legacy|auto the era to speak to the child (default auto)
-  --timeout <ms>           per-request timeout towards the child
+  --timeout <ms>           how long the child may take to answer a request (default 60000),
+                           restarted by its progress, paused while it waits for a client
   --max-uris-per-stream <n>  resource URIs one subscriptions/listen may ask for (default 1000);
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
@@ -232,6 +233,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     instructions: client.instructions,
     onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
     maxUrisPerStream,
+    childTimeoutMs: timeoutMs,
   });
   server.start();
   const startedAt = Date.now();

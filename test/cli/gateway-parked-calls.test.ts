@@ -35,7 +35,11 @@ afterEach(async () => {
   setup = undefined;
 });
 
-async function start(options: { parkedCallMs: number; maxParkedCalls?: number }): Promise<Setup> {
+async function start(options: {
+  parkedCallMs: number;
+  maxParkedCalls?: number;
+  childTimeoutMs?: number;
+}): Promise<Setup> {
   const events: string[] = [];
   const child = new McpServer({
     serverInfo: { name: "asking-child", version: "1" },
@@ -52,6 +56,14 @@ async function start(options: { parkedCallMs: number; maxParkedCalls?: number })
       events.push(`${label} failed: ${(error as Error).message}`);
       throw error;
     }
+  });
+  child.tool({ name: "hang", inputSchema: { type: "object" } }, (_args, context) => {
+    return new Promise<string>((resolve) => {
+      context.signal.addEventListener("abort", () => {
+        events.push("hang cancelled");
+        resolve("late");
+      });
+    });
   });
   const [childSide, gatewaySide] = createMemoryPair();
   child.connect(childSide);
@@ -152,5 +164,33 @@ describe("gateway: a child's call parked between input rounds", () => {
       "a cancelled",
       "a failed: too many calls wait for their clients' answers",
     ]);
+  });
+
+  it("a question waiting for the client does not count against the child's timeout", async () => {
+    setup = await start({ parkedCallMs: 60_000, childTimeoutMs: 200 });
+    const first = await callAsk(setup.url, "a");
+    const [key] = Object.keys(first.result.inputRequests);
+    // The person takes longer to answer than the child may take to work.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const second = await callAsk(setup.url, "a", {
+      requestState: first.result.requestState,
+      inputResponses: { [key!]: { action: "accept", content: { name: "Slow" } } },
+    });
+    assert.equal(second.result?.content[0].text, "hello Slow", JSON.stringify(second));
+  });
+
+  it("a child that does not answer within the timeout is cancelled, the client told why", async () => {
+    setup = await start({ parkedCallMs: 60_000, childTimeoutMs: 200 });
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "hang", arguments: {}, _meta: meta() },
+    };
+    const answer = await post(setup.url, body).then(json);
+    assert.match(answer.error.message, /did not answer within 0\.2 s/);
+    const events = setup.events;
+    await waitFor("the child's cancellation", () => (events.length > 0 ? true : undefined));
+    assert.deepEqual(events, ["hang cancelled"]);
   });
 });
