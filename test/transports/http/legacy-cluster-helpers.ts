@@ -3,11 +3,17 @@
  * ("instances" a, b, c…), each its own McpServer, sharing an InMemoryClusterBackend and one
  * subscription event source, as instances sharing Redis would.
  */
+
+import { createClient, type RedisClientType } from "redis";
+import type { RedisClientLike } from "../../../src/redis/client.js";
+import { redisLegacyCluster } from "../../../src/redis/legacy-cluster.js";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import { InMemoryEventSource } from "../../../src/server/subscriptions.js";
+import type { LegacyCluster } from "../../../src/transports/http/legacy/cluster.js";
 import { InMemoryClusterBackend } from "../../../src/transports/http/legacy/cluster-memory.js";
 import type { LegacyOptions } from "../../../src/transports/http/legacy/legacy-handler.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
+import { sharedRedis } from "../../helpers/redis.js";
 import { addAskTool, RawSession } from "./legacy-helpers.js";
 
 export interface ClusterProbe {
@@ -68,13 +74,75 @@ interface ClusterProbeState {
   stopped: { resolve(name: string): void };
 }
 
-export async function startCluster(names: string[], extra: LegacyOptions = {}) {
+/** Where the instances' shared state lives, as the tests see it. */
+export interface SharedState {
+  /** The cluster options of instance `name`. */
+  instance(name: string): Promise<LegacyCluster>;
+  /** As if `name` were SIGKILLed: its lease ends, it reaches the shared state no more. */
+  sever(name: string): Promise<void>;
+  sessionCount(): Promise<number>;
+  streamCount(sessionId: string): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+export function inMemoryState(): SharedState {
   const backend = new InMemoryClusterBackend();
+  return {
+    instance: async (name) => backend.instance({ instanceId: name, leaseMs: 60_000 }),
+    sever: async (name) => backend.sever(name),
+    sessionCount: async () => backend.sessionCount,
+    streamCount: async (sessionId) => backend.streamCount(sessionId),
+    cleanup: async () => {},
+  };
+}
+
+/** Each instance with its own connection to the machine's Redis, under a test prefix. */
+export async function redisState(who: string): Promise<SharedState> {
+  const shared = await sharedRedis(who);
+  const clients = new Map<string, RedisClientType>();
+  const count = async (pattern: string) => {
+    let found = 0;
+    for await (const page of shared.client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
+      found += page.length;
+    }
+    return found;
+  };
+  return {
+    async instance(name) {
+      const client: RedisClientType = createClient({ url: shared.url, disableOfflineQueue: true });
+      client.on("error", () => {});
+      clients.set(name, client);
+      await client.connect();
+      return redisLegacyCluster(client as unknown as RedisClientLike, {
+        prefix: shared.prefix,
+        instanceId: name,
+        leaseMs: 60_000,
+        onError: () => {},
+      });
+    },
+    async sever(name) {
+      clients.get(name)?.destroy();
+      await shared.client.del(`${shared.prefix}legacy:lease:${name}`);
+    },
+    sessionCount: () => count(`${shared.prefix}legacy:session:*`),
+    streamCount: (sessionId) => count(`${shared.prefix}legacy:events:${sessionId}:*`),
+    async cleanup() {
+      for (const client of clients.values()) if (client.isOpen) client.destroy();
+      await shared.cleanup();
+    },
+  };
+}
+
+export async function startCluster(
+  names: string[],
+  extra: LegacyOptions = {},
+  state: SharedState = inMemoryState(),
+) {
   const events = new InMemoryEventSource();
   const opened = deferred<void>();
   const reached = deferred<void>();
   const stopped = deferred<string>();
-  const state: ClusterProbeState = {
+  const probeState: ClusterProbeState = {
     gate: { opened: opened.promise, arrived: () => reached.resolve() },
     stopped,
   };
@@ -91,8 +159,8 @@ export async function startCluster(names: string[], extra: LegacyOptions = {}) {
   }> = [];
   try {
     for (const name of names) {
-      const server = buildInstance(name, events, state);
-      const cluster = backend.instance({ instanceId: name, leaseMs: 60_000 });
+      const server = buildInstance(name, events, probeState);
+      const cluster = await state.instance(name);
       const served = await serveHttp(server, {
         legacy: { retryMs: 20, shutdownGraceMs: 200, ...extra, cluster },
       });
@@ -100,11 +168,12 @@ export async function startCluster(names: string[], extra: LegacyOptions = {}) {
     }
   } catch (error) {
     await Promise.all(instances.map((instance) => instance.served.close()));
+    await state.cleanup();
     throw error;
   }
   const byName = new Map(instances.map((instance) => [instance.name, instance]));
   return {
-    backend,
+    state,
     probe,
     instance(name: string) {
       const found = byName.get(name);
@@ -120,6 +189,7 @@ export async function startCluster(names: string[], extra: LegacyOptions = {}) {
     async close() {
       probe.release();
       await Promise.all(instances.map((instance) => instance.served.close()));
+      await state.cleanup();
     },
   };
 }

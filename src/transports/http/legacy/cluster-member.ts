@@ -36,9 +36,8 @@ export class ClusterMember {
       cluster,
       ttlMs,
       report: reportError,
-      publish: (message) => {
-        cluster.bus.publish({ ...message, from: instanceId } as ClusterMessage).catch(reportError);
-      },
+      publish: (message) =>
+        cluster.bus.publish({ ...message, from: instanceId } as ClusterMessage).catch(reportError),
     };
     this.renew();
     // Renewed three times per lease, so one slow renewal does not make this instance "dead".
@@ -69,6 +68,7 @@ export class ClusterMember {
     const stop = await this.listening;
     await stop?.().catch(this.context.report);
     await this.cluster.leases.release(this.instanceId).catch(this.context.report);
+    await this.cluster.close?.().catch(this.context.report);
   }
 
   private renew(): void {

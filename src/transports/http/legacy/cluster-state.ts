@@ -13,7 +13,8 @@ export interface ClusterContext {
   readonly cluster: LegacyCluster;
   /** Record TTL: the idle timeout. */
   readonly ttlMs: number;
-  publish(message: DistributiveOmit<ClusterMessage, "from">): void;
+  /** Resolves once sent (failures are reported, not thrown). */
+  publish(message: DistributiveOmit<ClusterMessage, "from">): Promise<void>;
   report(error: Error): void;
 }
 
@@ -101,7 +102,8 @@ export class ClusterSessionState {
       if (await records.replace(next, ttlMs)) {
         this.record = { ...next, version: next.version + 1 };
         if (!sameState(state, local)) apply(state);
-        this.context.publish({
+        // Sent before the client hears its change was taken: other copies follow first.
+        await this.context.publish({
           kind: "state",
           session: this.id,
           state,

@@ -117,6 +117,8 @@ export interface LegacyCluster {
    * resume of one of its unanswered streams gets RESTARTED_BEFORE_REPLY. Default 10 s.
    */
   leaseMs?: number;
+  /** Called when the instance leaves the cluster (to close connections of its own). */
+  close?(): Promise<void>;
 }
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
