@@ -3,6 +3,8 @@
  * (see docs/cluster.md). Needs `redis` (node-redis) installed beside mcpwire: you pass your own
  * connected client; nothing here imports `redis`.
  */
+
+export { RedisClusterBus } from "./bus.js";
 export { RedisChannels, type RedisMessageListener } from "./channels.js";
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -11,3 +13,7 @@ export {
   type RedisNamespaceOptions,
 } from "./client.js";
 export { RedisCommands, RedisScript } from "./commands.js";
+export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
+export { RedisInstanceLeases } from "./leases.js";
+export { type RedisLegacyClusterOptions, redisLegacyCluster } from "./legacy-cluster.js";
+export { RedisSessionRecords } from "./session-records.js";
