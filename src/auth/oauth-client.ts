@@ -32,6 +32,7 @@ import { type ClientIdentityOptions, clientIdentity } from "./client-identity.js
 import {
   discoverAuthorizationServer,
   discoverResource,
+  findResourceMetadata,
   type ResourceMetadata,
 } from "./discovery.js";
 import { DpopKey, dpopAlgorithm } from "./dpop.js";
@@ -45,6 +46,7 @@ import {
   refreshGrant,
 } from "./grants.js";
 import { AuthHttp } from "./http.js";
+import { legacyAuthorizationServer } from "./legacy-discovery.js";
 import type { RedirectHandler } from "./redirect.js";
 import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.js";
 import {
@@ -373,10 +375,22 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async discover(endpoint: URL, hinted: string | undefined): Promise<Session> {
-    const metadata = await discoverResource(this.http, endpoint, hinted);
-    // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
-    const issuer = metadata.authorizationServers[0] as string;
-    const as = await discoverAuthorizationServer(this.http, issuer);
+    const found =
+      // A hinted PRM must be there; without a hint, its absence means a 2025-03-26 server.
+      hinted === undefined
+        ? await findResourceMetadata(this.http, endpoint, undefined)
+        : await discoverResource(this.http, endpoint, hinted);
+    const { metadata, as } =
+      "tried" in found
+        ? await legacyAuthorizationServer(this.http, endpoint)
+        : {
+            metadata: found,
+            // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
+            as: await discoverAuthorizationServer(
+              this.http,
+              found.authorizationServers[0] as string,
+            ),
+          };
     const identity = await clientIdentity(
       this.http,
       this.store,
