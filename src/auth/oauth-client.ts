@@ -328,7 +328,16 @@ export class OAuthClient implements HttpAuthProvider {
 
   private async assertion(): Promise<string> {
     const source = this.options.assertion as NonNullable<OAuthClientOptions["assertion"]>;
-    const value = typeof source === "string" ? source : await source();
+    let value: unknown;
+    try {
+      value = typeof source === "string" ? source : await source();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new AuthorizationError(
+        "token",
+        `the JWT bearer assertion could not be obtained${typeof code === "string" ? ` (${code})` : ""}`,
+      );
+    }
     if (typeof value !== "string" || value.length === 0) {
       throw new AuthorizationError("token", "the JWT bearer assertion provider gave no assertion");
     }
@@ -451,10 +460,11 @@ export class OAuthClient implements HttpAuthProvider {
   private async load(endpoint: URL): Promise<void> {
     this.resourceKey = endpoint.href;
     const stored = await this.store.getTokens(this.resourceKey);
-    const key = stored?.dpopKey === undefined ? undefined : await DpopKey.restore(stored.dpopKey);
+    const key = await restoredKey(stored);
     if (!this.loaded) {
       this.loaded = true;
-      if (this.tokens === undefined && stored !== undefined) {
+      // A DPoP token whose key is missing or unreadable is useless: authorize afresh instead.
+      if (this.tokens === undefined && stored !== undefined && key !== false) {
         this.tokens = stored;
         this.dpop = key;
       }
@@ -496,6 +506,16 @@ export class OAuthClient implements HttpAuthProvider {
       return scopes;
     }
     return [...scopes, "offline_access"];
+  }
+}
+
+/** The key stored with `tokens`: undefined for unbound ones, false when it cannot be used. */
+async function restoredKey(tokens: StoredTokens | undefined): Promise<DpopKey | undefined | false> {
+  if (tokens?.dpopKey === undefined) return tokens?.tokenType === "dpop" ? false : undefined;
+  try {
+    return await DpopKey.restore(tokens.dpopKey);
+  } catch {
+    return false;
   }
 }
 

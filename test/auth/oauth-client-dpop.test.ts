@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import { generateKeyPair, SignJWT } from "jose";
 import {
+  AuthorizationError,
   assertionFromFile,
   InMemoryTokenStore,
   OAuthClient,
@@ -99,6 +100,20 @@ describe("DPoP-bound tokens", () => {
     assert.equal(as.tokenRequests.length, 1);
   });
 
+  it("drops a stored DPoP token whose key is unreadable and gets a new one", async () => {
+    const { as, rs } = await start({ dpop: { algorithms: ["ES256"] } }, true);
+    const store = new InMemoryTokenStore();
+    await whoamiTwice(rs.url, new OAuthClient(robot({ store })));
+    const saved = await store.getTokens(rs.url);
+    await store.setTokens(rs.url, {
+      ...(saved as NonNullable<typeof saved>),
+      dpopKey: { alg: "ES256", jwk: { kty: "EC", crv: "P-256", x: "broken" } },
+    });
+    const [me] = await whoamiTwice(rs.url, new OAuthClient(robot({ store })));
+    assert.equal(me.subject, "robot");
+    assert.equal(as.tokenRequests.length, 2);
+  });
+
   it("picks an algorithm the AS lists, and refuses to start DPoP with one it cannot sign", async () => {
     const { as, rs } = await start({ dpop: { algorithms: ["PS256"] } }, true);
     const store = new InMemoryTokenStore();
@@ -173,6 +188,28 @@ describe("the JWT bearer grant (workload identity)", () => {
     assert.equal(again.subject, "workload-2");
     assert.equal(as.tokenRequests.at(-1)?.assertion, written);
     assert.ok(as.tokenRequests.every((r) => r.grantType?.endsWith(":jwt-bearer")));
+  });
+
+  it("reports an assertion file it cannot read as a token step failure", async () => {
+    const { as, rs } = await start({}, false);
+    const client = new McpClient({ clientInfo: { name: "wif", version: "1.0.0" } });
+    const auth = new OAuthClient({
+      grant: "jwt_bearer",
+      clientId: "w",
+      assertion: assertionFromFile(join(dir, "missing")),
+    });
+    const failure = await client
+      .connect(new HttpClientTransport(rs.url, { auth, flavourCache: new Map() }))
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    await client.close();
+    const error = failure instanceof AuthorizationError ? failure : (failure as Error)?.cause;
+    assert.ok(error instanceof AuthorizationError, String(failure));
+    assert.equal(error.step, "token");
+    assert.match(error.message, /ENOENT/);
+    assert.equal(as.tokenRequests.length, 0);
   });
 
   it("reports a refused assertion as a token step failure, without retrying", async () => {
