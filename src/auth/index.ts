@@ -22,6 +22,11 @@ export {
   chooseMethod,
 } from "./client-identity.js";
 export {
+  DEVICE_CODE_GRANT,
+  type DeviceCodeOptions,
+  type DeviceCodePrompt,
+} from "./device-grant.js";
+export {
   authorizationServerMetadataUrls,
   discoverAuthorizationServer,
   discoverResource,
@@ -43,12 +48,19 @@ export {
   type OAuthGrant,
   scopesOf,
 } from "./oauth-client.js";
+export { openBrowser } from "./open-browser.js";
 export { importPrivateKey, type PrivateKey } from "./private-key.js";
 export {
   type HeadlessRedirectOptions,
   headlessRedirect,
   type RedirectHandler,
 } from "./redirect.js";
+export {
+  type LoopbackRedirect,
+  type LoopbackRedirectOptions,
+  loopbackRedirect,
+} from "./redirect-loopback.js";
+export { type PasteRedirectOptions, pasteRedirect } from "./redirect-paste.js";
 export {
   type ChallengeError,
   type ChallengeParams,

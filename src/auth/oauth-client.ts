@@ -29,6 +29,7 @@ import {
   type HttpAuthRequest,
 } from "../transports/http/client/auth.js";
 import { type ClientIdentityOptions, clientIdentity } from "./client-identity.js";
+import { DEVICE_CODE_GRANT, type DeviceCodeOptions, deviceCodeGrant } from "./device-grant.js";
 import {
   discoverAuthorizationServer,
   discoverResource,
@@ -57,7 +58,12 @@ import {
   splitScopes,
 } from "./www-authenticate.js";
 
-export type OAuthGrant = "authorization_code" | "client_credentials" | "jwt_bearer" | "enterprise";
+export type OAuthGrant =
+  | "authorization_code"
+  | "client_credentials"
+  | "jwt_bearer"
+  | "enterprise"
+  | "device_code";
 
 export interface OAuthClientOptions extends ClientIdentityOptions {
   /**
@@ -79,6 +85,8 @@ export interface OAuthClientOptions extends ClientIdentityOptions {
   dpop?: boolean;
   /** How the user authorizes (authorization code grant). */
   redirect?: RedirectHandler;
+  /** For "device_code" (RFC 8628): how the user is shown the code (and Ctrl-C's signal). */
+  device?: DeviceCodeOptions;
   /** Scopes to ask for besides those the server names. */
   scopes?: readonly string[];
   /** Ask for `offline_access` (a refresh token) when the authorization server lists it. Default true. */
@@ -126,9 +134,15 @@ export class OAuthClient implements HttpAuthProvider {
     if (
       grant !== "authorization_code" &&
       grant !== "enterprise" &&
+      grant !== "device_code" &&
       options.clientId === undefined
     ) {
       throw new TypeError(`OAuthClient: the ${grant} grant needs a clientId`);
+    }
+    if (grant === "device_code" && options.device === undefined) {
+      throw new TypeError(
+        "OAuthClient: the device_code grant needs `device` (how to show the code)",
+      );
     }
     if (grant === "jwt_bearer" && options.assertion === undefined) {
       throw new TypeError("OAuthClient: the jwt_bearer grant needs an assertion");
@@ -305,6 +319,9 @@ export class OAuthClient implements HttpAuthProvider {
       case "jwt_bearer":
         response = await jwtBearerGrant(context, await this.assertion(), asked);
         break;
+      case "device_code":
+        response = await deviceCodeGrant(context, asked, this.options.device as DeviceCodeOptions);
+        break;
       case "enterprise": {
         const grant = await identityAssertionGrant(
           this.http,
@@ -422,9 +439,11 @@ export class OAuthClient implements HttpAuthProvider {
       grantTypes:
         grant === "authorization_code"
           ? ["authorization_code", "refresh_token"]
-          : grant === "client_credentials"
-            ? ["client_credentials"]
-            : [JWT_BEARER_GRANT],
+          : grant === "device_code"
+            ? [DEVICE_CODE_GRANT, "refresh_token"]
+            : grant === "client_credentials"
+              ? ["client_credentials"]
+              : [JWT_BEARER_GRANT],
     };
   }
 
@@ -498,7 +517,7 @@ export class OAuthClient implements HttpAuthProvider {
   private withOfflineAccess(as: oauth.AuthorizationServer, scopes: readonly string[]) {
     if (
       this.options.offlineAccess === false ||
-      (this.options.grant ?? "authorization_code") !== "authorization_code" ||
+      !USER_GRANTS.includes(this.options.grant ?? "authorization_code") ||
       scopes.length === 0 ||
       scopes.includes("offline_access") ||
       !as.scopes_supported?.includes("offline_access")
@@ -518,6 +537,9 @@ async function restoredKey(tokens: StoredTokens | undefined): Promise<DpopKey | 
     return false;
   }
 }
+
+/** The grants where a person authorizes, and a refresh token saves asking again. */
+const USER_GRANTS: readonly OAuthGrant[] = ["authorization_code", "device_code"];
 
 function isDpop(challenge: AuthChallenge): boolean {
   return challenge.scheme === "dpop";

@@ -21,6 +21,7 @@ const VERBS = [
   "tap",
   "replay",
   "servers",
+  "auth",
   "completion",
 ];
 const OPTIONS = [
@@ -43,6 +44,16 @@ const OPTIONS = [
   "--sample-text",
   "--sample-file",
   "--root",
+  "--bearer",
+  "--bearer-file",
+  "--client-id",
+  "--client-secret",
+  "--client-metadata-url",
+  "--scope",
+  "--grant",
+  "--paste",
+  "--device",
+  "--no-browser",
 ];
 /** The server names of ./.mcp.json, found with node (always there: mcpwire runs on it). */
 const SERVER_NAMES =
@@ -57,7 +68,7 @@ _mcpwire() {
   case "$prev" in
     --era) COMPREPLY=($(compgen -W "modern legacy auto" -- "$cur")); return ;;
     --server) COMPREPLY=($(compgen -W "$(${SERVER_NAMES})" -- "$cur")); return ;;
-    --config|--env-file|--out|--sample-file|--token-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --config|--env-file|--out|--sample-file|--token-file|--bearer-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     completion) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
   esac
   if [ "$COMP_CWORD" -eq 1 ]; then
@@ -81,7 +92,7 @@ _mcpwire() {
   case "\${words[CURRENT-1]}" in
     --era) compadd -- modern legacy auto; return ;;
     --server) compadd -- \${(f)"$(${SERVER_NAMES})"}; return ;;
-    --config|--env-file|--out|--sample-file|--token-file) _files; return ;;
+    --config|--env-file|--out|--sample-file|--token-file|--bearer-file) _files; return ;;
     completion) compadd -- bash zsh fish; return ;;
   esac
   if [[ "\${words[CURRENT]}" == -* ]]; then

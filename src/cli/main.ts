@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { runAuth } from "./auth.js";
 import { runCall } from "./call.js";
 import { runCompletion } from "./completion.js";
 import { runDiscover } from "./discover.js";
@@ -36,6 +37,8 @@ Usage:
   mcpwire gateway --stdio <url>                  offer an HTTP server as a stdio server (stdin/stdout)
   mcpwire tap --out <file> -- <command…>         transparent stdio proxy: record, flag violations
   mcpwire replay <file> -- <command…>            replay a tap recording, diff the replies
+  mcpwire auth login <url> [--paste|--device]    log in to an OAuth-protected server (tokens kept)
+  mcpwire auth status [url] | logout [url]       which servers have tokens (never shown) / forget
   mcpwire servers [--config <file>]              list the servers of an MCP config file
   mcpwire completion bash|zsh|fish               print a shell completion script
   mcpwire --version | --help
@@ -67,6 +70,7 @@ const VERBS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   tap: runTap,
   replay: runReplay,
   servers: runServers,
+  auth: runAuth,
   completion: runCompletion,
 };
 

@@ -1,0 +1,144 @@
+/**
+ * `mcpwire auth login|status|logout`: the tokens every HTTP verb uses, kept in the token store
+ * ($MCPWIRE_HOME/tokens.json, else $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire; 0600).
+ * `status` shows which servers have tokens, from which authorization server, the scopes asked
+ * for and when they expire; never a token itself.
+ */
+import { FileTokenStore } from "../auth/file-token-store.js";
+import type { StoredTokens } from "../auth/token-store.js";
+import { printableLine } from "../text/printable.js";
+import { parseArgs } from "./args.js";
+import { runLogin } from "./auth-login.js";
+import { UsageError } from "./errors.js";
+import { AUTH_USAGE } from "./http-auth.js";
+import { CONNECTION_OPTIONS, connectionSettings, parseTarget } from "./target.js";
+import { writeJson, writeOut } from "./terminal.js";
+
+export const AUTH_VERB_USAGE = `Usage: mcpwire auth login <url> [--paste | --device] [--no-browser] [options]
+       mcpwire auth status [url] [--json]
+       mcpwire auth logout [url]
+
+login authorizes mcpwire at the server's OAuth authorization server and keeps the tokens; every
+verb (call, discover, shell, gateway --stdio, …) then uses them for that URL, refreshing them
+as needed. By default a browser opens (the URL is printed too) and comes back to a listener on
+127.0.0.1; --paste: open the URL anywhere and paste the address the browser ends up at;
+--device: a code to enter on another device (RFC 8628, where the server offers it).
+--no-browser prints the URL without opening one (a browser is opened with $BROWSER, open or
+xdg-open when there is one). --client-id/--client-secret (or MCPWIRE_CLIENT_SECRET) use a
+pre-registered client, --client-metadata-url a client ID metadata document; otherwise mcpwire
+registers itself (dynamic client registration). --scope "<scopes>" asks for more scopes.
+status lists the servers with tokens (authorization server, scopes asked, expiry; never the
+tokens); logout forgets a server's tokens, or without a URL every token and registration.
+Tokens live in $MCPWIRE_HOME/tokens.json (else $XDG_CONFIG_HOME/mcpwire/, else
+~/.config/mcpwire/), readable by you alone.
+${AUTH_USAGE}
+`;
+
+export async function runAuth(argv: readonly string[]): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === "--help" || action === "-h") {
+    writeOut(AUTH_VERB_USAGE);
+    return 0;
+  }
+  if (action === undefined) throw new UsageError("auth needs an action: login, status or logout");
+  const parsed = parseArgs(rest, {
+    ...CONNECTION_OPTIONS,
+    paste: "flag",
+    device: "flag",
+    "no-browser": "flag",
+  });
+  const { options, positionals } = parsed;
+  if (options.help === true) {
+    writeOut(AUTH_VERB_USAGE);
+    return 0;
+  }
+  if (parsed.command !== undefined || positionals.length > 1) {
+    throw new UsageError(`usage: mcpwire auth ${action} ${action === "login" ? "<url>" : "[url]"}`);
+  }
+  const url = positionals[0] === undefined ? undefined : httpUrl(positionals[0]);
+  switch (action) {
+    case "login": {
+      if (url === undefined) throw new UsageError("auth login needs the server's URL");
+      return runLogin({ kind: "http", url }, connectionSettings(options), options);
+    }
+    case "status":
+      return status(url, options.json === true);
+    case "logout":
+      return logout(url);
+    default:
+      throw new UsageError(
+        `unknown auth action ${JSON.stringify(action)}: login, status or logout`,
+      );
+  }
+}
+
+function httpUrl(text: string): URL {
+  const target = parseTarget(text, undefined);
+  if (target.kind !== "http") throw new UsageError("auth works with http(s) URLs");
+  return target.url;
+}
+
+async function status(url: URL | undefined, json: boolean): Promise<number> {
+  const store = new FileTokenStore();
+  const all = await store.resources();
+  const shown = url === undefined ? all : all.filter(([resource]) => resource === url.href);
+  if (json) {
+    writeJson(shown.map(([resource, tokens]) => describe(resource, tokens)));
+  } else if (shown.length === 0) {
+    writeOut(
+      url === undefined
+        ? `no stored tokens (${store.file})`
+        : `no tokens for ${url.href}: run mcpwire auth login ${url.href}`,
+    );
+  } else {
+    writeOut(shown.map(([resource, tokens]) => statusLines(resource, tokens)).join("\n"));
+  }
+  return url !== undefined && shown.length === 0 ? 1 : 0;
+}
+
+/** What status tells about one server's tokens: everything but the tokens. */
+function describe(resource: string, tokens: StoredTokens) {
+  return {
+    resource,
+    issuer: tokens.issuer,
+    scopes: tokens.requestedScopes ?? [],
+    tokenType: tokens.tokenType,
+    expiresAt: tokens.expiresAt === undefined ? null : new Date(tokens.expiresAt).toISOString(),
+    refreshable: tokens.refreshToken !== undefined,
+  };
+}
+
+function statusLines(resource: string, tokens: StoredTokens): string {
+  const scopes = tokens.requestedScopes ?? [];
+  return [
+    printableLine(resource),
+    `  authorization server: ${printableLine(tokens.issuer)}`,
+    `  scopes asked for: ${scopes.length > 0 ? printableLine(scopes.join(" ")) : "(none)"}`,
+    `  expires: ${expiry(tokens)}`,
+  ].join("\n");
+}
+
+function expiry(tokens: StoredTokens): string {
+  const refresh = tokens.refreshToken !== undefined;
+  if (tokens.expiresAt === undefined) return "not said by the server";
+  const minutes = Math.round((tokens.expiresAt - Date.now()) / 60_000);
+  const at = new Date(tokens.expiresAt).toISOString().replace(/\.\d+Z$/, "Z");
+  if (minutes >= 0) return `in ${minutes} min (${at})${refresh ? ", refreshable" : ""}`;
+  return `${-minutes} min ago (${at})${refresh ? "; refreshed on next use" : "; log in again"}`;
+}
+
+async function logout(url: URL | undefined): Promise<number> {
+  const store = new FileTokenStore();
+  if (url === undefined) {
+    await store.clear();
+    writeOut(`forgot every token and registration (${store.file} removed)`);
+    return 0;
+  }
+  if ((await store.getTokens(url.href)) === undefined) {
+    writeOut(`no tokens for ${url.href}`);
+    return 0;
+  }
+  await store.deleteTokens(url.href);
+  writeOut(`logged out of ${url.href}`);
+  return 0;
+}
