@@ -23,7 +23,7 @@ function get(
   url: string,
   headers: Record<string, string> = {},
   method = "GET",
-): Promise<{ status: number; body: string; type: string | undefined }> {
+): Promise<{ status: number; body: string; type: string | undefined; allow: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers }, (res) => {
       let body = "";
@@ -31,7 +31,12 @@ function get(
         body += chunk;
       });
       res.on("end", () =>
-        resolve({ status: res.statusCode!, body, type: res.headers["content-type"] }),
+        resolve({
+          status: res.statusCode!,
+          body,
+          type: res.headers["content-type"],
+          allow: res.headers.allow,
+        }),
       );
     });
     req.on("error", reject);
@@ -82,6 +87,7 @@ describe("gateway health check", () => {
     assert.equal((await get(health, { Origin: "https://evil.example" })).status, 403);
     const post = await get(health, {}, "POST");
     assert.equal(post.status, 405);
+    assert.equal(post.allow, "GET, HEAD");
   });
 
   it("answers 503 while the child restarts, 200 again once its successor answered", async () => {

@@ -121,6 +121,7 @@ describe("deprecated HTTP+SSE (2024-11-05)", () => {
         headers: { Accept: "text/event-stream" },
       });
       assert.equal(refused.status, 503);
+      assert.equal(refused.headers.get("retry-after"), "5");
       const body = (await refused.json()) as { error: { message: string } };
       assert.equal(body.error.message, "Too many HTTP+SSE sessions; retry later");
       await first.events.cancel();
