@@ -34,16 +34,15 @@ child); it is restarted after a crash, and stopped with its whole process tree w
 gateway stops (Ctrl-C, SIGTERM, SIGHUP). Prints "listening on <url>" on
 stderr once ready; port 0 picks a free port. What the child asks (elicitation, sampling, roots)
 goes to the client whose call it is making, its call held open across a modern client's input
-rounds; a roots/list that no call waits on is answered with an empty list.
+rounds; a roots/list that no call waits on is answered with an empty list. GET /healthz (no
+token needed; Host and Origin checked) answers 200 {"status":"ok",pid,era,restarts,uptimeSeconds}
+while the child runs and has answered its handshake, 503 {"status":"restarting"|"down",…} else.
 
 Options:
   --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise;
                            tcp://host:port or unix:/path serve newline-delimited JSON-RPC on a
                            socket instead of HTTP (no token or Host checks: keep it loopback)
   --path <path>            the endpoint path (default /mcp)
-                           GET /healthz (no token needed; Host/Origin checked) answers 200
-                           {"status":"ok",pid,era,restarts,uptimeSeconds} while the child runs,
-                           503 {"status":"restarting"|"down",…} while it does not
   --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
                            --token-file or MCPWIRE_GATEWAY_TOKEN)
   --token-file <path>      the same, the secret read from a file
