@@ -16,8 +16,10 @@ import type { StoredClient, StoredTokens, TokenStore } from "./token-store.js";
 
 /** A lock held longer than this belongs to a process that is gone or hung. */
 const STALE_LOCK_MS = 30_000;
-/** How long to wait for another process's lock before giving up. */
+/** How long to wait for another process's lock on the file before giving up. */
 const LOCK_WAIT_MS = 10_000;
+/** How long to wait for another process's renewal (it waits on a token endpoint). */
+const EXCLUSIVE_WAIT_MS = 60_000;
 
 interface StoreFile {
   version: 1;
@@ -75,6 +77,24 @@ export class FileTokenStore implements TokenStore {
     });
   }
 
+  /**
+   * Deletes a resource's tokens only while they are still `accessToken`: a process whose refresh
+   * failed must not delete the tokens another process has just stored.
+   */
+  async deleteTokensIf(resource: string, accessToken: string | undefined): Promise<void> {
+    await this.change((data) => {
+      if (own(data.tokens, resource)?.accessToken === accessToken) delete data.tokens[resource];
+    });
+  }
+
+  /**
+   * Runs `body` while no other process runs its own (a lock of its own, apart from the file's):
+   * for renewing tokens one process at a time, each starting from what the last one stored.
+   */
+  async exclusive<T>(body: () => Promise<T>): Promise<T> {
+    return this.locked(body, `${this.file}.renew.lock`, EXCLUSIVE_WAIT_MS);
+  }
+
   /** Every resource that has tokens, sorted by URL. */
   async resources(): Promise<[string, StoredTokens][]> {
     return Object.entries((await this.read()).tokens).sort(([a], [b]) => a.localeCompare(b));
@@ -129,11 +149,14 @@ export class FileTokenStore implements TokenStore {
     }
   }
 
-  /** Runs `body` holding `<file>.lock` (created with O_EXCL; a dead holder's lock is taken over). */
-  private async locked(body: () => Promise<void>): Promise<void> {
+  /** Runs `body` holding `lock` (created with O_EXCL; a dead holder's lock is taken over). */
+  private async locked<T>(
+    body: () => Promise<T>,
+    lock = `${this.file}.lock`,
+    waitMs = LOCK_WAIT_MS,
+  ): Promise<T> {
     await ensureDirectory(dirname(this.file));
-    const lock = `${this.file}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + waitMs;
     for (;;) {
       try {
         const handle = await open(lock, "wx", 0o600);
@@ -161,7 +184,7 @@ export class FileTokenStore implements TokenStore {
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
     }
     try {
-      await body();
+      return await body();
     } finally {
       await unlink(lock).catch(() => {});
     }

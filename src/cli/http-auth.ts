@@ -24,6 +24,7 @@ import {
 } from "../transports/http/client/auth.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { CliError, UsageError } from "./errors.js";
+import { REFRESH_LEEWAY_MS, SharedTokenAuth } from "./shared-token-auth.js";
 
 export const AUTH_OPTIONS: Record<string, OptionKind> = {
   bearer: "value",
@@ -139,11 +140,17 @@ export async function httpAuthProvider(
   }
   if (stored || auth.clientId !== undefined || auth.clientMetadataUrl !== undefined) {
     const library = await import("../auth/index.js");
-    return new library.OAuthClient({
-      ...clientOptions(auth),
+    return new SharedTokenAuth(
       store,
-      redirect: loginRequired(url),
-    });
+      url,
+      (shared) =>
+        new library.OAuthClient({
+          ...clientOptions(auth),
+          store: shared,
+          redirect: loginRequired(url),
+          refreshLeewayMs: REFRESH_LEEWAY_MS,
+        }),
+    );
   }
   return loginHint(url);
 }

@@ -88,6 +88,37 @@ describe("FileTokenStore", () => {
     assert.equal(await store.getTokens("https://a.example/mcp"), undefined);
   });
 
+  it("deletes tokens only while they are the ones a process holds", async () => {
+    const store = new FileTokenStore(join(dir, "compare.json"));
+    await store.setTokens("https://a.example/mcp", tokens("renewed-by-another"));
+    await store.deleteTokensIf("https://a.example/mcp", "the-spent-one");
+    assert.equal(
+      (await store.getTokens("https://a.example/mcp"))?.accessToken,
+      "renewed-by-another",
+    );
+    await store.deleteTokensIf("https://a.example/mcp", "renewed-by-another");
+    assert.equal(await store.getTokens("https://a.example/mcp"), undefined);
+  });
+
+  it("runs exclusive sections one at a time, with the file still writable inside", async () => {
+    const store = new FileTokenStore(join(dir, "exclusive.json"));
+    const order: string[] = [];
+    await Promise.all(
+      ["a", "b", "c"].map((name) =>
+        store.exclusive(async () => {
+          order.push(`${name}+`);
+          await store.setTokens(`https://${name}.example/mcp`, tokens(name));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          order.push(`${name}-`);
+        }),
+      ),
+    );
+    for (let i = 0; i < order.length; i += 2) {
+      assert.equal(order[i]!.slice(0, 1), order[i + 1]!.slice(0, 1), order.join(" "));
+    }
+    assert.equal((await store.resources()).length, 3);
+  });
+
   it("does not read inherited properties as entries", async () => {
     const store = new FileTokenStore(join(dir, "proto.json"));
     assert.equal(await store.getTokens("__proto__"), undefined);

@@ -43,6 +43,8 @@ export interface UserFlows {
   handle(request: FlowRequest): boolean;
   /** Refresh tokens issued, in order. */
   readonly refreshIssued: string[];
+  /** Refresh requests refused (a spent or unknown refresh token). */
+  readonly refreshRefused: { count: number };
   /** Device authorization requests seen and token polls answered, by error code. */
   readonly devicePolls: Map<string, number>;
 }
@@ -67,6 +69,7 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
   const refreshTokens = new Map<string, Grant>();
   const devices = new Map<string, DeviceGrant>();
   const refreshIssued: string[] = [];
+  const refreshRefused = { count: 0 };
   const devicePolls = new Map<string, number>();
   const lifetime = options.tokenLifetime ?? 300;
   const random = () => randomBytes(12).toString("base64url");
@@ -130,8 +133,10 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
       const presented = form.get("refresh_token") ?? "";
       const known = refreshTokens.get(presented);
       refreshTokens.delete(presented);
-      if (!known || known.clientId !== clientId)
+      if (!known || known.clientId !== clientId) {
+        refreshRefused.count += 1;
         return request.json(400, { error: "invalid_grant" });
+      }
       return void issue(request, known);
     }
     if (grantType === DEVICE_GRANT) {
@@ -155,6 +160,7 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
 
   return {
     refreshIssued,
+    refreshRefused,
     devicePolls,
     metadata: () => ({
       registration_endpoint: `${context.issuer()}/register`,

@@ -76,6 +76,21 @@ describe("mcpwire auth login (browser on this machine)", () => {
     assertNoSecrets(call, [...fixture.as.issued, ...fixture.as.flows.refreshIssued]);
   });
 
+  it("lets two processes renew the same tokens at once, the rotation never broken", async () => {
+    const refreshes = fixture.as.flows.refreshIssued.length;
+    for (let round = 0; round < 3; round++) {
+      const runs = await Promise.all(
+        [0, 1].map(() =>
+          runCli(["call", fixture.url, "test_simple_text", "{}"], { env: cliEnv(fixture) }),
+        ),
+      );
+      for (const run of runs) assert.equal(run.code, 0, run.stderr);
+    }
+    // Every use renews (20 s tokens): six processes, each renewing from the last one's tokens.
+    assert.ok(fixture.as.flows.refreshIssued.length >= refreshes + 6);
+    assert.equal(fixture.as.flows.refreshRefused.count, 0);
+  });
+
   it("shows status without tokens, then logs out", async () => {
     const secrets = [...fixture.as.issued, ...fixture.as.flows.refreshIssued];
     const text = await runCli(["auth", "status"], { env: cliEnv(fixture) });
