@@ -4,7 +4,7 @@
  * the bare Node limit, except for legacy sessions where it is the bare session table too.
  */
 import type { Era } from "./peers/types.js";
-import type { Impl, TrialSpec } from "./trial.js";
+import type { ClusterSpec, Impl, TrialSpec } from "./trial.js";
 
 export interface Row {
   label: string;
@@ -13,6 +13,8 @@ export interface Row {
   era: Era;
   /** The server is a protected resource and the client sends a JWT access token. */
   auth?: boolean;
+  /** legacy-calls: how many instances behind nginx, sharing sessions in Redis or not. */
+  cluster?: ClusterSpec;
 }
 
 export interface Case {
@@ -159,6 +161,22 @@ export function benchCases(settings: Settings): Case[] {
     secondary: ["serverRssMiB", "heapKibPerSession"],
     spec: { workload: "legacy", sessions },
     rows: LEGACY_ROWS,
+  });
+  // Issue 17's budget: Redis-backed legacy throughput at least half of one in-memory instance
+  // (the first row), all through the same round-robin nginx.
+  const CLUSTER_ROW: Row = { label: "", client: "bare", server: "mcpwire", era: "legacy" };
+  cases.push({
+    id: "legacy-cluster-c64",
+    title: `legacy HTTP sessions, c=64, through nginx, ${settings.httpSeconds} s`,
+    primary: "reqPerSec",
+    primaryLabel: "req/s",
+    secondary: [...latency, "serverPeakRssMiB"],
+    spec: { workload: "legacy-calls", concurrency: 64, seconds: settings.httpSeconds },
+    rows: [
+      { ...CLUSTER_ROW, label: "1 instance, in memory", cluster: { instances: 1, redis: false } },
+      { ...CLUSTER_ROW, label: "1 instance on Redis", cluster: { instances: 1, redis: true } },
+      { ...CLUSTER_ROW, label: "3 instances on Redis", cluster: { instances: 3, redis: true } },
+    ],
   });
   return cases;
 }

@@ -3,11 +3,13 @@
  *
  *   npm run --silent bench:server -- --stdio
  *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
+ *       [--redis URL [--redis-prefix P]]
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
  * Every check stays on (envelope checks, header and Origin validation, argument validation):
  * the benchmarks measure the configuration people ship. In HTTP mode the first stdout line is
- * `listening <url>` (port 0 picks a free port).
+ * `listening <url>` (port 0 picks a free port). With --redis its legacy sessions are shared with
+ * every echo server given the same Redis and prefix (one instance of a cluster).
  */
 import { McpServer } from "../src/server/mcp-server.js";
 import { serveStdio } from "../src/server/stdio.js";
@@ -47,10 +49,22 @@ async function main(argv: string[]): Promise<void> {
     const auth = issuer
       ? (await import("../src/auth/index.js")).protectResource({ issuer })
       : undefined;
+    // --redis: legacy sessions over shared state; `redis` and mcpwire/redis are loaded only then.
+    const redisUrl = flagValue(argv, "--redis");
+    let cluster: import("../src/transports/http/legacy/cluster.js").LegacyCluster | undefined;
+    if (redisUrl) {
+      const { createClient } = await import("redis");
+      const { redisLegacyCluster } = await import("../src/redis/index.js");
+      const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+      client.on("error", (error: Error) => process.stderr.write(`redis: ${error.message}\n`));
+      await client.connect();
+      cluster = redisLegacyCluster(client, { prefix: flagValue(argv, "--redis-prefix") });
+    }
     const served = await serveHttp(server, {
       port: Number(flagValue(argv, "--port") ?? 0),
       responseMode: argv.includes("--sse") ? "sse" : "json",
       ...(auth ? { auth } : {}),
+      ...(cluster ? { legacy: { cluster } } : {}),
     });
     process.stdout.write(`listening ${served.url}\n`);
     const stop = () => void served.close().then(() => process.exit(0));
@@ -60,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!argv.includes("--stdio")) {
     process.stderr.write(
-      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL]\n",
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]]\n",
     );
     process.exit(2);
   }

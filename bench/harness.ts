@@ -208,6 +208,7 @@ async function main(): Promise<void> {
           server: row.server,
           era: row.era,
           ...(row.auth ? { auth: true } : {}),
+          ...(row.cluster ? { cluster: row.cluster } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

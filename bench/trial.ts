@@ -6,7 +6,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { bareHttpClient, bareStdioClient } from "./peers/bare-client.js";
+import { startNginx } from "../test/helpers/nginx.js";
+import { startPrivateRedis } from "../test/helpers/redis.js";
+import { bareHttpClient, bareLegacyHttpClient, bareStdioClient } from "./peers/bare-client.js";
 import { startBenchIssuer } from "./peers/jwt-issuer.js";
 import {
   mcpwireHttpClient,
@@ -19,7 +21,14 @@ import { legacySessions, throughput } from "./workloads/http.js";
 import { coldStart, large, type Metrics, pipelined, sequential } from "./workloads/stdio.js";
 
 export type Impl = "mcpwire" | "sdk" | "bare";
-export type Workload = "seq" | "pipe" | "large" | "cold" | "http" | "legacy";
+export type Workload = "seq" | "pipe" | "large" | "cold" | "http" | "legacy" | "legacy-calls";
+
+/** Legacy sessions served by several echo servers behind a round-robin nginx. */
+export interface ClusterSpec {
+  instances: number;
+  /** Sessions shared in a private redis-server (else in memory: one instance only). */
+  redis: boolean;
+}
 
 export interface TrialSpec {
   workload: Workload;
@@ -37,6 +46,8 @@ export interface TrialSpec {
   sessions?: number;
   /** HTTP only: the server takes JWT access tokens from a local issuer; the client sends one. */
   auth?: boolean;
+  /** legacy-calls only. */
+  cluster?: ClusterSpec;
 }
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
@@ -70,8 +81,9 @@ const MEMORY_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-spa
 async function startHttpServer(
   spec: TrialSpec,
   issuer?: string,
+  extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
-  const args = ["--http"];
+  const args = ["--http", ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
   if (spec.workload === "legacy")
@@ -181,6 +193,39 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
   }
 }
 
+/**
+ * Legacy sessions at a fixed concurrency through nginx, over `instances` echo servers sharing
+ * their sessions in a private redis-server (or one in-memory server): each caller's session is
+ * served by every instance in turn (round-robin, no affinity).
+ */
+async function runLegacyCluster(spec: TrialSpec): Promise<Metrics> {
+  const { instances, redis: shared } = spec.cluster ?? { instances: 1, redis: false };
+  if (spec.server !== "mcpwire" || spec.client !== "bare") {
+    throw new Error("the legacy cluster rows are mcpwire server ← bare client only");
+  }
+  if (instances > 1 && !shared) throw new Error("several instances need shared state (redis)");
+  const redis = shared ? await startPrivateRedis("bench legacy cluster") : undefined;
+  const servers: Array<{ child: ChildProcess; url: string }> = [];
+  let nginx: Awaited<ReturnType<typeof startNginx>> | undefined;
+  try {
+    const extra = redis ? ["--redis", redis.url, "--redis-prefix", "bench:"] : [];
+    for (let i = 0; i < instances; i++) servers.push(await startHttpServer(spec, undefined, extra));
+    const ports = servers.map(({ url }) => Number(new URL(url).port));
+    nginx = await startNginx("bench legacy cluster", ports);
+    const concurrency = spec.concurrency ?? 64;
+    const client = bareLegacyHttpClient(`${nginx.origin}/mcp`, concurrency);
+    try {
+      return await throughput(client, servers[0]!.child.pid!, spec.seconds ?? 3, concurrency);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await nginx?.stop();
+    await Promise.all(servers.map(({ child }) => stopChild(child)));
+    await redis?.stop();
+  }
+}
+
 export async function runTrial(spec: TrialSpec): Promise<Metrics> {
   switch (spec.workload) {
     case "seq":
@@ -206,6 +251,8 @@ export async function runTrial(spec: TrialSpec): Promise<Metrics> {
     case "http":
     case "legacy":
       return runHttp(spec);
+    case "legacy-calls":
+      return runLegacyCluster(spec);
   }
 }
 

@@ -7,6 +7,9 @@
  *   npm run conformance                 # builds, then runs everything
  *   node scripts/conformance.mjs --dist dist-mine --keep
  *   (--role server|client, --set 2025-11-25|2026-07-28|2025-03-26, --baseline <yml>, --verbose)
+ *   node scripts/conformance.mjs --role server --url http://127.0.0.1:8080/mcp
+ *   (--url: the server role against a server already running there, e.g. a cluster behind a
+ *   load balancer, instead of an everything-server of its own)
  *
  * The 2025-03-26 column holds the client's OAuth back-compat pair (no Protected Resource
  * Metadata: the server's origin as authorization server, with or without its metadata), which
@@ -80,6 +83,7 @@ function parseArgs(argv) {
     verbose: false,
     sets: [...SETS, LEGACY_SET],
     roles: ROLES,
+    url: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -89,6 +93,7 @@ function parseArgs(argv) {
     else if (arg === "--verbose") options.verbose = true;
     else if (arg === "--set") options.sets = [argv[++i]];
     else if (arg === "--role") options.roles = [argv[++i]];
+    else if (arg === "--url") options.url = argv[++i];
     else throw new Error(`unknown argument ${arg}`);
   }
   return options;
@@ -319,7 +324,11 @@ async function main() {
   }
 
   const started = Date.now();
-  const server = options.roles.includes("server") ? await startServer(options.dist) : undefined;
+  const server = !options.roles.includes("server")
+    ? undefined
+    : options.url
+      ? { url: options.url, stop: async () => {}, stderr: () => "" }
+      : await startServer(options.dist);
   const runs = [];
   try {
     // Server sets one after the other (they share one server); client sets likewise, since

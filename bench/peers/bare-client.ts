@@ -182,11 +182,55 @@ export function bareHttpClient(
     if (reply.status !== 200) throw new Error(`HTTP ${reply.status} for ${method}`);
     return unwrap(reply.message);
   };
+  return echoClient(call, () => poster.close());
+}
+
+/**
+ * A bare legacy Streamable HTTP client for throughput: one session per concurrent caller
+ * (initialize once, then tools/call with Mcp-Session-Id), as many sessions as callers.
+ */
+export function bareLegacyHttpClient(url: string, concurrency: number): BenchClient {
+  const poster = bareHttpPoster(url, concurrency);
+  const idle: string[] = [];
+  const open = async (): Promise<string> => {
+    const params = {
+      protocolVersion: LEGACY,
+      capabilities: {},
+      clientInfo: { name: "bare-bench-legacy", version: "1.0.0" },
+    };
+    const reply = await poster.post("initialize", params, "legacy");
+    const id = reply.headers["mcp-session-id"];
+    if (reply.status !== 200 || typeof id !== "string") {
+      throw new Error(`initialize failed: HTTP ${reply.status}`);
+    }
+    return id;
+  };
+  const call = async (method: string, params: Record<string, unknown>) => {
+    const session = idle.pop() ?? (await open());
+    try {
+      const reply = await poster.post(method, params, "legacy", {
+        "mcp-session-id": session,
+        "mcp-protocol-version": LEGACY,
+      });
+      if (reply.status !== 200) throw new Error(`HTTP ${reply.status} for ${method}`);
+      return unwrap(reply.message);
+    } finally {
+      idle.push(session);
+    }
+  };
+  return echoClient(call, () => poster.close());
+}
+
+/** The BenchClient over one `call(method, params)` (an HTTP one: no server pid). */
+function echoClient(
+  call: (method: string, params: Record<string, unknown>) => Promise<Untyped>,
+  close: () => void,
+): BenchClient {
   return {
     serverPid: () => undefined,
     echo: async (text) =>
       (await call("tools/call", { name: "echo", arguments: { text } })).content?.[0]?.text,
     listTools: async () => (await call("tools/list", {})).tools.length,
-    close: async () => poster.close(),
+    close: async () => close(),
   };
 }

@@ -85,10 +85,11 @@ export interface SharedState {
   cleanup(): Promise<void>;
 }
 
-export function inMemoryState(): SharedState {
+/** `leaseMs`: how long a severed instance still counts as alive. */
+export function inMemoryState(leaseMs = 60_000): SharedState {
   const backend = new InMemoryClusterBackend();
   return {
-    instance: async (name) => backend.instance({ instanceId: name, leaseMs: 60_000 }),
+    instance: async (name) => backend.instance({ instanceId: name, leaseMs }),
     sever: async (name) => backend.sever(name),
     sessionCount: async () => backend.sessionCount,
     streamCount: async (sessionId) => backend.streamCount(sessionId),
@@ -97,7 +98,7 @@ export function inMemoryState(): SharedState {
 }
 
 /** Each instance with its own connection to the machine's Redis, under a test prefix. */
-export async function redisState(who: string): Promise<SharedState> {
+export async function redisState(who: string, leaseMs = 60_000): Promise<SharedState> {
   const shared = await sharedRedis(who);
   const clients = new Map<string, RedisClientType>();
   const count = async (pattern: string) => {
@@ -116,7 +117,7 @@ export async function redisState(who: string): Promise<SharedState> {
       return redisLegacyCluster(client as unknown as RedisClientLike, {
         prefix: shared.prefix,
         instanceId: name,
-        leaseMs: 60_000,
+        leaseMs,
         onError: () => {},
       });
     },

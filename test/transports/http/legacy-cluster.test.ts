@@ -31,11 +31,13 @@ for (const kind of ["in memory", "on Redis"] as const) {
   describe(`legacy sessions across cluster instances (shared state ${kind})`, {
     timeout: 60_000,
   }, () => {
-    const startCluster = async (names: string[], extra: LegacyOptions = {}) =>
+    const startCluster = async (names: string[], extra: LegacyOptions = {}, leaseMs?: number) =>
       startSharedCluster(
         names,
         extra,
-        kind === "in memory" ? inMemoryState() : await redisState("legacy-cluster.test"),
+        kind === "in memory"
+          ? inMemoryState(leaseMs)
+          : await redisState("legacy-cluster.test", leaseMs),
       );
 
     it("initialize on a, requests on b and c: no new initialize, the client's info is there", async () => {
@@ -322,6 +324,27 @@ for (const kind of ["in memory", "on Redis"] as const) {
           assert.equal(rest[0]?.message.error.code, -32603);
           assert.equal(rest[0]?.message.error.message, RESTARTED_BEFORE_REPLY);
         }
+      } finally {
+        await cluster.close();
+      }
+    });
+
+    it("a dies while b follows its stream: b ends it with the error reply once a's lease is over", async () => {
+      const cluster = await startCluster(["a", "b"], {}, 600);
+      try {
+        const raw = new RawSession(cluster.instance("a").url);
+        await raw.open();
+        const live = new SseEvents(await raw.post(call("gated", {}, 6, "d")));
+        assert.equal((await live.next())?.message, undefined); // priming
+        const progress = await live.next();
+        await live.cancel();
+        const resumed = new SseEvents(await cluster.at(raw, "b").get(progress!.id));
+        await cluster.state.sever("a");
+        const rest = await resumed.rest();
+        assert.deepEqual(
+          rest.map((event) => [event.message.id, event.message.error?.message]),
+          [[6, RESTARTED_BEFORE_REPLY]],
+        );
       } finally {
         await cluster.close();
       }

@@ -35,6 +35,7 @@ export class ClusterMember {
       instanceId,
       cluster,
       ttlMs,
+      leaseMs: this.leaseMs,
       report: reportError,
       publish: (message) =>
         cluster.bus.publish({ ...message, from: instanceId } as ClusterMessage).catch(reportError),

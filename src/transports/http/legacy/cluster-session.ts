@@ -92,26 +92,25 @@ export class ClusterSessionLink {
   }
 
   /**
-   * A client message that may belong elsewhere: undefined when it went there, else what to
-   * deliver here (an answer's id turned back into the one this instance's session sent).
+   * A client message that may belong elsewhere: a promise when it went there (resolved once
+   * sent), else what to deliver here (an answer's id turned back into the one this instance's
+   * session sent).
    */
-  inbound(message: JsonRpcMessage): JsonRpcMessage | undefined {
+  inbound(message: JsonRpcMessage): JsonRpcMessage | Promise<void> {
     if (!("method" in message)) {
       const sent = parseClusterRequestId(message.id);
       if (!sent) return message;
       if (sent.owner === this.context.instanceId) return { ...message, id: sent.local };
-      this.context.publish({ kind: "answer", session: this.session.id, to: sent.owner, message });
-      return undefined;
+      const session = this.session.id;
+      return this.context.publish({ kind: "answer", session, to: sent.owner, message });
     }
     if (message.method === "notifications/cancelled" && !("id" in message)) {
       const requestId = message.params?.requestId;
       const known =
         (typeof requestId === "string" || typeof requestId === "number") &&
         this.session.transport.has(requestId);
-      if (!known) {
-        this.context.publish({ kind: "cancel", session: this.session.id, message });
-        return undefined;
-      }
+      if (!known)
+        return this.context.publish({ kind: "cancel", session: this.session.id, message });
     }
     return message;
   }
@@ -141,13 +140,12 @@ export class ClusterSessionLink {
     if ("method" in message && !("id" in message) && BROADCASTS.has(message.method)) {
       return Promise.resolve();
     }
-    this.context.publish({ kind: "standalone", session: this.session.id, message });
-    return Promise.resolve();
+    return this.context.publish({ kind: "standalone", session: this.session.id, message });
   }
 
   /** A new standalone stream here: whoever held one before lets it go (the newest GET wins). */
   standaloneOpened(streamId: string): void {
-    this.context.publish({ kind: "takeover", session: this.session.id, stream: streamId });
+    void this.context.publish({ kind: "takeover", session: this.session.id, stream: streamId });
   }
 
   /**
@@ -167,24 +165,30 @@ export class ClusterSessionLink {
     const elsewhere = parsed.owner !== this.context.instanceId;
     const ownerAlive = elsewhere && (await leases.alive(parsed.owner));
     if (parsed.standalone) {
+      const { signal, done } = this.follow();
       if (ownerAlive) {
-        this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
+        void this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
+        this.watchOwner(parsed.owner, signal, () => events.endStream(sessionId, streamId));
       } else {
         await events.endStream(sessionId, streamId);
       }
-      const { signal, done } = this.follow();
       return this.session.openStandaloneAfter(headers, (send) =>
         replayUntilEnd(events, sessionId, streamId, afterSeq, signal, send).finally(done),
       );
     }
     const entry = await records.stream(sessionId, streamId);
     if (entry?.requestId === undefined) return undefined;
-    if (ownerAlive) {
-      this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
-    } else {
-      await finishOrphan(events, sessionId, streamId, entry.requestId);
-    }
+    const { requestId } = entry;
     const { signal, done } = this.follow();
+    if (ownerAlive) {
+      void this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
+      // Should it die before the stream's end, nobody else would end it.
+      this.watchOwner(parsed.owner, signal, () =>
+        finishOrphan(events, sessionId, streamId, requestId),
+      );
+    } else {
+      await finishOrphan(events, sessionId, streamId, requestId);
+    }
     return tailResponse({
       events,
       sessionId,
@@ -204,7 +208,7 @@ export class ClusterSessionLink {
       case "answer":
         if (message.to === this.context.instanceId) {
           const local = this.inbound(message.message);
-          if (local) session.transport.deliver(local, {});
+          if (!(local instanceof Promise)) session.transport.deliver(local, {});
         }
         return;
       case "cancel": {
@@ -250,6 +254,25 @@ export class ClusterSessionLink {
   private follow(): { signal: AbortSignal; done: () => void } {
     const controller = new AbortController();
     this.tails.add(controller);
-    return { signal: controller.signal, done: () => this.tails.delete(controller) };
+    return {
+      signal: controller.signal,
+      done: () => {
+        this.tails.delete(controller);
+        controller.abort();
+      },
+    };
+  }
+
+  /** Checks once per lease whether `owner` lives, until `signal` aborts; `finish` if not. */
+  private watchOwner(owner: string, signal: AbortSignal, finish: () => Promise<void>): void {
+    const { leases } = this.context.cluster;
+    const timer = setInterval(() => {
+      void leases
+        .alive(owner)
+        .then((alive) => (alive ? undefined : finish()))
+        .catch(this.context.report);
+    }, this.context.leaseMs);
+    timer.unref();
+    signal.addEventListener("abort", () => clearInterval(timer), { once: true });
   }
 }

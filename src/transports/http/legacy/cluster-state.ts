@@ -13,6 +13,8 @@ export interface ClusterContext {
   readonly cluster: LegacyCluster;
   /** Record TTL: the idle timeout. */
   readonly ttlMs: number;
+  /** How long an instance that stopped renewing its lease counts as alive (ms). */
+  readonly leaseMs: number;
   /** Resolves once sent (failures are reported, not thrown). */
   publish(message: DistributiveOmit<ClusterMessage, "from">): Promise<void>;
   report(error: Error): void;

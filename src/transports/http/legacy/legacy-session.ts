@@ -204,7 +204,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
    */
   deliver(message: JsonRpcMessage, context: MessageContext): Promise<unknown> | undefined {
     const local = this.link ? this.link.inbound(message) : message;
-    if (!local) return undefined;
+    if (local instanceof Promise) return local;
     this.transport.deliver(local, context);
     if ("method" in local && local.method === "notifications/initialized") {
       this.initialized = true;
