@@ -31,6 +31,8 @@ interface Question {
   reject(error: Error): void;
   /** The round it was last put to (a modern round answers it or asks the client). */
   askedIn: HandlerContext | undefined;
+  /** Routed here for want of a better guess (a legacy child's request names no call). */
+  guessed: boolean;
 }
 
 type Outcome = { result: JsonObject } | { error: unknown };
@@ -88,15 +90,18 @@ export class ChildCall {
     void this.context?.progress(progress.progress, progress.total, progress.message);
   }
 
-  /** The child asks its client something: answered in this round or a later one. */
-  ask(method: ClientRequestMethod, params: JsonObject): Promise<JsonObject> {
+  /**
+   * The child asks its client something: answered in this round or a later one. `guessed`:
+   * the question names no call and was routed here because this is the only call open.
+   */
+  ask(method: ClientRequestMethod, params: JsonObject, guessed = false): Promise<JsonObject> {
     if (this.settled) {
       return Promise.reject(new JsonRpcError(ErrorCode.InternalError, "the call has ended"));
     }
     return new Promise((resolve, reject) => {
       this.asked += 1;
       const key = `${KEY_PREFIX}${this.id}-${this.asked}`;
-      this.questions.push({ key, method, params, resolve, reject, askedIn: undefined });
+      this.questions.push({ key, method, params, resolve, reject, askedIn: undefined, guessed });
       this.arm();
       this.wake?.();
     });
@@ -201,6 +206,11 @@ export class ChildCall {
 }
 
 function askOf(context: HandlerContext, question: Question): Promise<JsonObject> {
+  // A client without roots has none to give; the question (a legacy child's, maybe asked for
+  // no call at all) is no reason to fail this call. Known to be the call's own, it gets -32021.
+  if (question.method === "roots/list" && question.guessed && !context.clientCapabilities.roots) {
+    return Promise.resolve({ roots: [] });
+  }
   const options = { key: question.key };
   if (question.method === "elicitation/create") return context.elicit(question.params, options);
   if (question.method === "sampling/createMessage") {

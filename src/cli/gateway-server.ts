@@ -131,9 +131,9 @@ export class GatewayServer extends McpServer {
       // A modern child's questions come back inside the call's own async context. A legacy
       // child's arrive as stdio requests that name no call: they can only be routed when a
       // single call is open, or, when none is, to a legacy session that can answer.
-      const call =
-        this.current.getStore() ?? (this.calls.size === 1 ? [...this.calls][0] : undefined);
-      if (call) return call.ask(method, params);
+      const own = this.current.getStore();
+      if (own) return own.ask(method, params);
+      if (this.calls.size === 1) return [...this.calls][0]!.ask(method, params, true);
       if (this.calls.size === 0) return this.askLegacySession(method, params, asked);
       throw new JsonRpcError(
         ErrorCode.InternalError,

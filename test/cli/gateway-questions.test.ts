@@ -65,4 +65,26 @@ describe("gateway: a legacy child's question that no call waits on", () => {
       await legacy.client.close();
     }
   });
+
+  it("a roots/list during a call is the caller's roots, or none when it has no roots", async () => {
+    for (const era of ["modern", "legacy"] as const) {
+      const without = await connectClient(run.url, era);
+      const withRoots = await connectClient(run.url, era, {
+        handlers: { roots: () => [{ uri: "file:///srv/project" }] },
+      });
+      try {
+        const none = await without.client.callTool("list_roots", {});
+        assert.deepEqual(JSON.parse((none.content[0] as { text: string }).text), { roots: [] });
+        const some = await withRoots.client.callTool("list_roots", {});
+        assert.deepEqual(JSON.parse((some.content[0] as { text: string }).text), {
+          roots: [{ uri: "file:///srv/project" }],
+        });
+      } finally {
+        await without.client.close();
+        await withRoots.client.close();
+      }
+    }
+    // Neither is a failure worth a line.
+    assert.doesNotMatch(run.gateway.stderr(), /roots/);
+  });
 });
