@@ -101,14 +101,9 @@ export class DpopKey {
       .sign(this.keyPair.privateKey);
   }
 
-  /**
-   * Records the nonce a resource server asked for; false when it is the one already in use
-   * (asking again with it would only be refused again).
-   */
-  rememberNonce(url: URL, nonce: string): boolean {
-    if (this.nonces.get(url.origin) === nonce) return false;
+  /** Records the nonce a resource server asked for: the next proofs for its origin carry it. */
+  rememberNonce(url: URL, nonce: string): void {
     this.nonces.set(url.origin, nonce);
-    return true;
   }
 }
 

@@ -21,6 +21,7 @@
  * a time per client: parallel requests that meet an expired token wait for the
  * same refresh and then retry with its result, so a rotating refresh token is used once.
  */
+import { decodeJwt } from "jose";
 import type * as oauth from "oauth4webapi";
 import {
   AuthorizationError,
@@ -219,16 +220,20 @@ export class OAuthClient implements HttpAuthProvider {
 
   /**
    * A 401 whose DPoP challenge says `use_dpop_nonce` to a request that carried a proof: keep the
-   * nonce it sent (RFC 9449 §9). False when it is no such answer, or repeats the nonce just used.
+   * nonce it sent (RFC 9449 §9). False when it is no such answer, or names the very nonce the
+   * refused proof carried (asking again with it would only be refused again).
    */
   private wantsDpopNonce(challenge: HttpAuthChallenge): boolean {
     const nonce = challenge.headers.get("dpop-nonce");
-    if (challenge.status !== 401 || nonce === null || this.dpop === undefined) return false;
-    if (challenge.sent.DPoP === undefined) return false;
+    const proof = challenge.sent.DPoP;
+    if (challenge.status !== 401 || nonce === null || proof === undefined) return false;
     const asked = parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(
       (c) => isDpop(c) && c.params.error === "use_dpop_nonce",
     );
-    return asked && this.dpop.rememberNonce(challenge.request.url, nonce);
+    // Parallel requests refused alike all retry: compared with what each one sent.
+    if (!asked || this.dpop === undefined || decodeJwt(proof).nonce === nonce) return false;
+    this.dpop.rememberNonce(challenge.request.url, nonce);
+    return true;
   }
 
   /** Forgets the tokens of this client (and the store's). Registrations stay. */
