@@ -134,6 +134,42 @@ export async function redisState(who: string, leaseMs = 60_000): Promise<SharedS
   };
 }
 
+/**
+ * Each instance with its own connection to `url` (a private redis-server the test may kill and
+ * restart), reconnecting by itself as an instance of a real cluster would.
+ */
+export function privateRedisState(url: string, leaseMs = 60_000): SharedState {
+  const clients = new Map<string, RedisClientType>();
+  const prefix = "legacy-restart:";
+  return {
+    async instance(name) {
+      const client: RedisClientType = createClient({
+        url,
+        disableOfflineQueue: true,
+        socket: { reconnectStrategy: () => 100 },
+      });
+      client.on("error", () => {});
+      clients.set(name, client);
+      await client.connect();
+      return redisLegacyCluster(client as unknown as RedisClientLike, {
+        prefix,
+        instanceId: name,
+        leaseMs,
+        commandTimeoutMs: 1_000,
+        onError: () => {},
+      });
+    },
+    async sever(name) {
+      clients.get(name)?.destroy();
+    },
+    sessionCount: async () => Number.NaN,
+    streamCount: async () => Number.NaN,
+    async cleanup() {
+      for (const client of clients.values()) if (client.isOpen) client.destroy();
+    },
+  };
+}
+
 export async function startCluster(
   names: string[],
   extra: LegacyOptions = {},

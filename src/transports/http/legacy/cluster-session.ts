@@ -245,6 +245,18 @@ export class ClusterSessionLink {
     }
   }
 
+  /**
+   * The session ended here (DELETE, expiry): its record and events go, and every instance
+   * hears it. Rejects when the store could not be reached (the session then lives on elsewhere
+   * until its record expires).
+   */
+  async end(): Promise<void> {
+    const { records, events } = this.context.cluster;
+    await records.delete(this.session.id);
+    await events.forgetSession(this.session.id);
+    await this.context.publish({ kind: "ended", session: this.session.id });
+  }
+
   /** Ends every connection here that follows a stream written elsewhere. */
   stopFollowing(): void {
     for (const tail of [...this.tails]) tail.abort();

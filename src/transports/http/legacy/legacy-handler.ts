@@ -192,7 +192,13 @@ export class LegacyHandler {
   async delete({ request, base, principal }: LegacyRequest): Promise<Response> {
     const found = await this.lookup(request.headers.get(HEADER.sessionId), principal, base);
     if (found instanceof Response) return found;
-    await this.end(found);
+    try {
+      await this.end(found);
+    } catch (error) {
+      // Shared state out of reach: the session may live on elsewhere, so no 204.
+      this.server.reportError(error instanceof Error ? error : new Error(String(error)));
+      return errorResponse(null, "Service Unavailable: the session could not be ended", 503, base);
+    }
     return new Response(null, { status: 204, headers: base });
   }
 
@@ -266,7 +272,7 @@ export class LegacyHandler {
     if (session.protocolVersion !== undefined && !(await session.stateStored())) {
       // No other instance could find it: no session rather than half of one.
       await response.body?.cancel();
-      await this.end(session);
+      await this.end(session).catch(() => {}); // nothing shared was written
       return errorResponse(
         message.id,
         "Service Unavailable: session state could not be stored",

@@ -354,10 +354,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
         for (const stream of [...(this.streams?.values() ?? [])]) stream.end(true);
         this.standaloneStream = undefined;
         await this.connection.session.close();
-        const { cluster } = this.options.cluster!;
-        await cluster.records.delete(this.id);
-        await cluster.events.forgetSession(this.id);
-        this.options.cluster!.publish({ kind: "ended", session: this.id });
+        await link.end();
       })();
       return this.closing;
     }
