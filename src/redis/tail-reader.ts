@@ -10,6 +10,8 @@ import type { RedisCommands } from "./commands.js";
 
 const BLOCK_MS = 10_000;
 const RETRY_MS = 500;
+/** Interrupting again this soon while the loop has not picked a new waiter up (see kick). */
+const UNBLOCK_AGAIN_MS = 50;
 
 interface Waiter {
   key: string;
@@ -25,6 +27,8 @@ export class TailReader {
   private connectionId: string | undefined;
   private running = false;
   private closed = false;
+  /** A waiter joined since the loop last chose its streams. */
+  private joined = false;
 
   constructor(commands: RedisCommands) {
     this.commands = commands;
@@ -70,15 +74,26 @@ export class TailReader {
       });
       return;
     }
-    if (this.connectionId !== undefined) {
-      this.commands.send(["CLIENT", "UNBLOCK", this.connectionId]).catch(() => {});
-    }
+    this.joined = true;
+    this.unblock();
+  }
+
+  /**
+   * Interrupts the blocking read so the loop reads again with the new waiter's stream. The
+   * UNBLOCK (on another connection) may reach Redis before the read it was meant for: then it
+   * is sent again until the loop has started a read that includes the waiter.
+   */
+  private unblock(): void {
+    if (!this.joined || this.closed || this.connectionId === undefined) return;
+    this.commands.send(["CLIENT", "UNBLOCK", this.connectionId]).catch(() => {});
+    setTimeout(() => this.unblock(), UNBLOCK_AGAIN_MS).unref();
   }
 
   private async loop(): Promise<void> {
     while (this.waiters.size > 0 && !this.closed) {
       try {
         const connection = await this.connect();
+        this.joined = false;
         const streams = new Map<string, string>();
         for (const { key, after } of this.waiters) {
           const known = streams.get(key);
