@@ -44,6 +44,7 @@ export class InMemoryClusterBackend {
   /** Instances cut off as if their process had been killed. */
   private readonly severed = new Set<string>();
   private readonly maxEvents: number;
+  private swept = 0;
 
   constructor(options: InMemoryClusterOptions = {}) {
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1_000);
@@ -76,6 +77,7 @@ export class InMemoryClusterBackend {
 
   /** Sessions with a live record (for tests). */
   get sessionCount(): number {
+    this.swept = 0;
     this.expire();
     return this.records.size;
   }
@@ -85,8 +87,11 @@ export class InMemoryClusterBackend {
     return this.streams.get(sessionId)?.size ?? 0;
   }
 
+  /** Drops expired records; a full scan at most once a second (not per event). */
   private expire(): void {
     const now = Date.now();
+    if (now - this.swept < 1_000) return;
+    this.swept = now;
     for (const [id, held] of this.records) {
       if (held.expiresAt > now) continue;
       this.records.delete(id);
@@ -96,7 +101,11 @@ export class InMemoryClusterBackend {
 
   private live(id: string): HeldRecord | undefined {
     this.expire();
-    return this.records.get(id);
+    const held = this.records.get(id);
+    if (!held || held.expiresAt > Date.now()) return held;
+    this.records.delete(id);
+    this.forget(id);
+    return undefined;
   }
 
   private recordStore(check: () => void): ClusterRecordStore {
