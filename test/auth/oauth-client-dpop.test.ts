@@ -55,10 +55,21 @@ const robot = (extra: Partial<OAuthClientOptions> = {}): OAuthClientOptions => (
 });
 
 /** Connects with `auth`, calls whoami twice, and returns what the server saw. */
-async function whoamiTwice(url: string, auth: OAuthClient) {
-  const client = new McpClient({ clientInfo: { name: "dpop", version: "1.0.0" } });
+async function whoamiTwice(
+  url: string,
+  auth: OAuthClient,
+  era?: "legacy",
+  onWarning?: (message: string) => void,
+) {
+  const client = new McpClient({ clientInfo: { name: "dpop", version: "1.0.0" }, era });
   try {
-    await client.connect(new HttpClientTransport(url, { auth, flavourCache: new Map() }));
+    await client.connect(
+      new HttpClientTransport(url, {
+        auth,
+        flavourCache: new Map(),
+        ...(onWarning ? { onWarning } : {}),
+      }),
+    );
     const first = JSON.parse(textOf(await client.callTool("whoami", {})));
     const second = JSON.parse(textOf(await client.callTool("whoami", {})));
     return [first, second];
@@ -79,6 +90,19 @@ describe("DPoP-bound tokens", () => {
     // The server refuses bearer tokens (required), checks each proof's jti against replays,
     // and saw the calls through: the proofs were fresh and bound to the token's key.
     assert.equal(rs.seen.length, 2);
+  });
+
+  it("carries proofs on the legacy era's requests too (POSTs and the GET stream)", async () => {
+    const { as, rs } = await start({ dpop: { algorithms: ["ES256"] } }, true);
+    const warnings: string[] = [];
+    const [me] = await whoamiTwice(rs.url, new OAuthClient(robot()), "legacy", (message) =>
+      warnings.push(message),
+    );
+    assert.equal(me.subject, "robot");
+    // The server requires DPoP: a GET stream without a proof would be refused, with a warning.
+    assert.deepEqual(warnings, []);
+    assert.equal(rs.seen.length, 2);
+    assert.equal(as.tokenRequests.length, 1);
   });
 
   it("retries the token request once with the nonce the AS insists on", async () => {
