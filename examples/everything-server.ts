@@ -5,6 +5,7 @@
  *   npm run --silent example:everything -- --http --port 3000   # http://127.0.0.1:3000/mcp
  *   npm run --silent example:everything -- --stdio
  *   npm run --silent example:everything -- --http --port 3000 --auth-issuer https://as.example
+ *   npm run --silent example:everything -- --http --port 3001 --redis redis://127.0.0.1:6379
  *
  * With --auth-issuer the HTTP endpoint is an OAuth protected resource: its metadata (naming
  * the issuer) is at /.well-known/oauth-protected-resource/mcp, and every request needs a JWT
@@ -12,11 +13,16 @@
  * --auth-resource, default http://localhost:<port>/mcp. --auth-scopes 'a b' makes every request
  * need those scopes (a token without them gets a 403 insufficient_scope challenge).
  *
+ * With --redis, every instance started with the same Redis URL (and --redis-prefix, default
+ * "mcpwire:") serves as one server behind a load balancer (examples/everything-cluster.ts,
+ * docs/cluster.md).
+ *
  * Over HTTP one endpoint serves both eras: 2026-07-28 requests (per-request `_meta`) and
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
  * ("listening on <url>"), so a script that passes `--port 0` can read it.
  */
 import { McpServer } from "../src/server/mcp-server.js";
+import type { McpServerOptions } from "../src/server/server-core.js";
 import { serveStdio } from "../src/server/stdio.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
 import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
@@ -32,10 +38,12 @@ interface Args {
   authIssuer: string | undefined;
   authResource: string | undefined;
   authScopes: string[];
+  redis: string | undefined;
+  redisPrefix: string | undefined;
 }
 
 const USAGE =
-  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]])\n";
+  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]] [--redis URL [--redis-prefix P]])\n";
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -45,6 +53,8 @@ function parseArgs(argv: string[]): Args {
     authIssuer: undefined,
     authResource: undefined,
     authScopes: [],
+    redis: undefined,
+    redisPrefix: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -54,6 +64,8 @@ function parseArgs(argv: string[]): Args {
     else if (arg === "--host") args.host = String(argv[++i]);
     else if (arg === "--auth-issuer") args.authIssuer = urlArgument(arg, argv[++i]);
     else if (arg === "--auth-resource") args.authResource = urlArgument(arg, argv[++i]);
+    else if (arg === "--redis") args.redis = urlArgument(arg, argv[++i]);
+    else if (arg === "--redis-prefix") args.redisPrefix = String(argv[++i]);
     else if (arg === "--auth-scopes")
       args.authScopes = String(argv[++i]).split(" ").filter(Boolean);
     else {
@@ -111,10 +123,25 @@ async function authGuard(args: Args): Promise<ResourceGuard | undefined> {
   return guard;
 }
 
-export function createEverythingServer(): McpServer {
+/** clusterOptions (loaded only with --redis: node-redis is optional), or exit 2 with why. */
+async function joinCluster(url: string, prefix: string | undefined) {
+  const { clusterOptions } = await import("./everything-cluster.js");
+  try {
+    return await clusterOptions(url, prefix);
+  } catch (error) {
+    process.stderr.write(
+      `--redis ${url}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(2);
+  }
+}
+
+/** `shared`: what a cluster shares (clusterOptions), merged into the server's options. */
+export function createEverythingServer(shared: Partial<McpServerOptions> = {}): McpServer {
   const server = new McpServer({
     serverInfo: { name: "mcpwire-everything-server", version: "1.0.0" },
     instructions: "The mcpwire conformance fixture: every feature the MCP conformance suite calls.",
+    ...shared,
   });
   registerBasicTools(server);
   registerInputTools(server);
@@ -126,7 +153,9 @@ export function createEverythingServer(): McpServer {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const server = createEverythingServer();
+const cluster =
+  args.redis === undefined ? undefined : await joinCluster(args.redis, args.redisPrefix);
+const server = createEverythingServer(cluster?.server);
 if (args.mode === "stdio") {
   await serveStdio(server);
 } else {
@@ -135,17 +164,23 @@ if (args.mode === "stdio") {
     host: args.host,
     port: args.port,
     ...(auth ? { auth } : {}),
+    ...cluster?.http,
     legacy: {
       // SSE polling (SEP-1699): test_reconnection's stream closes after the priming event and
       // the client resumes it with GET + Last-Event-ID, half a second later.
       retryMs: 500,
       disconnectAfterPriming: (method, params) =>
         method === "tools/call" && (params as { name?: unknown }).name === "test_reconnection",
+      // A cluster's legacy sessions live in shared stores.
+      ...cluster?.legacy,
     },
   });
   process.stdout.write(`listening on ${served.url}\n`);
   const stop = () => {
-    void served.close().then(() => process.exit(0));
+    void served
+      .close()
+      .then(() => cluster?.close())
+      .then(() => process.exit(0));
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -68,6 +68,22 @@ export function registerDiagnosticTools(server: McpServer): void {
   );
   server.tool(
     {
+      name: "test_update_resource",
+      description:
+        "Announces that the resource at uri changed: its subscribers (on every instance of a cluster) get notifications/resources/updated",
+      inputSchema: {
+        type: "object",
+        properties: { uri: { type: "string", description: "The resource's URI" } },
+        required: ["uri"],
+      },
+    },
+    (args) => {
+      server.resourceUpdated(String(args.uri));
+      return "Resource update announced";
+    },
+  );
+  server.tool(
+    {
       name: "test_trigger_prompt_change",
       description: "Adds and removes a temporary prompt, which tells clients prompts/list changed",
       inputSchema: NO_ARGS,

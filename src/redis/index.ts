@@ -2,6 +2,8 @@
  * mcpwire/redis: Redis-backed pieces for running several mcpwire server instances as one
  * (see docs/cluster.md). Needs `redis` (node-redis) installed beside mcpwire: you pass your own
  * connected client; nothing here imports `redis`.
+ *
+ * @module mcpwire/redis
  */
 
 export { RedisClusterBus } from "./bus.js";
@@ -16,4 +18,9 @@ export { RedisCommands, RedisScript } from "./commands.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
 export { RedisInstanceLeases } from "./leases.js";
 export { type RedisLegacyClusterOptions, redisLegacyCluster } from "./legacy-cluster.js";
+export { redisRequestStateKeys } from "./request-state-keys.js";
 export { RedisSessionRecords } from "./session-records.js";
+export { RedisSubscriptionEventSource } from "./subscription-events.js";
+export { RedisTaskRelay } from "./task-relay.js";
+export { RedisTaskStore } from "./task-store.js";
+export { RedisTopic, type RedisTopicOptions } from "./topic.js";

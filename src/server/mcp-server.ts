@@ -14,6 +14,7 @@ import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions
 import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
 import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
+import { checkClusterSecret } from "./cluster-check.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -79,6 +80,7 @@ export class McpServer implements ServerCore {
 
   constructor(options: McpServerOptions) {
     checkCachingOptions(options.caching);
+    checkClusterSecret(options);
     this.options = options;
     this.sessionOptions = Object.assign({}, options.session, {
       answerFrameErrors: true,

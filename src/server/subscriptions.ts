@@ -43,6 +43,11 @@ export interface SubscriptionEventSource {
    * real resources (a gateway's subscription on its child), so more is refused with -32602.
    */
   readonly maxWatchesPerSubscriber?: number;
+  /**
+   * True for a source that several server processes share (mcpwire/redis): such a server
+   * refuses to start without a shared `mrtr.secret` (see checkClusterSecret).
+   */
+  readonly sharedAcrossInstances?: boolean;
 }
 
 /** One process, no persistence: every listener hears every event published after it joined. */

@@ -73,6 +73,11 @@ export async function sharedRedis(who: string): Promise<SharedRedis> {
 export interface PrivateRedis {
   port: number;
   url: string;
+  /**
+   * A connected client that fails commands at once while the server is down and reconnects
+   * quickly when it is back (closed by stop()).
+   */
+  connect(): Promise<RedisClientType>;
   /** SIGKILLs the server (no shutdown); resolves once it is gone. */
   kill(): Promise<void>;
   /** Starts it again on the same port (empty: it saves nothing). */
@@ -120,11 +125,27 @@ export async function startPrivateRedis(who: string): Promise<PrivateRedis> {
     await exited;
   };
   await start();
+  const url = `redis://127.0.0.1:${port}`;
+  const clients: RedisClientType[] = [];
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url,
+    async connect() {
+      const client: RedisClientType = createClient({
+        url,
+        disableOfflineQueue: true,
+        socket: { reconnectStrategy: () => 50 },
+      });
+      client.on("error", () => {});
+      clients.push(client);
+      await client.connect();
+      return client;
+    },
     kill,
     restart: start,
-    stop: kill,
+    async stop() {
+      for (const client of clients.splice(0)) client.destroy();
+      await kill();
+    },
   };
 }

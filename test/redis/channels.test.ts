@@ -79,18 +79,11 @@ describe("RedisChannels", () => {
 
   it("publishing fails cleanly while Redis is down, and both ends work again after a restart", async () => {
     const server = await startPrivateRedis("RedisChannels across a Redis restart");
-    const client = createClient({
-      url: server.url,
-      disableOfflineQueue: true,
-      socket: { reconnectStrategy: () => 50 },
-    });
-    client.on("error", () => {});
+    const client = await server.connect();
     const reported: Error[] = [];
     after(async () => {
-      client.destroy();
       await server.stop();
     });
-    await client.connect();
     const channels = RedisChannels.acquire(
       new RedisCommands(client, { commandTimeoutMs: 1000, onError: (e) => reported.push(e) }),
     );

@@ -2,7 +2,13 @@ export { LiveTask } from "./live-task.js";
 export { TaskManager, type TasksOptions, type TaskTimes } from "./manager.js";
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from "./memory-store.js";
 export { taskOwner } from "./owner.js";
-export { type TaskRecord, type TaskStore, TaskStoreFullError } from "./store.js";
+export {
+  type TaskRecord,
+  type TaskRelay,
+  type TaskRelayMessage,
+  type TaskStore,
+  TaskStoreFullError,
+} from "./store.js";
 export type { ToolTaskOptions } from "./task-call.js";
 export { createTaskResult, detailedTask, taskNotification } from "./task-view.js";
 export {

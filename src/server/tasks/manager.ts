@@ -12,7 +12,7 @@ import { type InputRequest, validateResponse } from "../mrtr/round.js";
 import { LiveTask } from "./live-task.js";
 import { InMemoryTaskStore } from "./memory-store.js";
 import { taskOwner } from "./owner.js";
-import type { TaskRecord, TaskStore } from "./store.js";
+import type { TaskRecord, TaskRelay, TaskRelayMessage, TaskStore } from "./store.js";
 import { detailedTask } from "./task-view.js";
 import { declaresTasks, isTerminal, tasksRequirement } from "./wire.js";
 
@@ -20,6 +20,11 @@ import { declaresTasks, isTerminal, tasksRequirement } from "./wire.js";
 export interface TasksOptions {
   /** Where tasks live. Default: in memory (InMemoryTaskStore). */
   store?: TaskStore;
+  /**
+   * With a store shared by several instances: carries tasks/update answers and tasks/cancel
+   * to the instance running the task (see TaskRelay).
+   */
+  relay?: TaskRelay;
   /** How long a task stays readable after it was made, in ms; null for unlimited. Default 1 hour. */
   ttlMs?: number | null;
   /** How often clients should poll tasks/get, in ms. Default 1000. */
@@ -74,6 +79,8 @@ export class TaskManager {
   private readonly live = new Map<string, LiveTask>();
   private readonly reportError: (error: Error) => void;
   private readonly announce: (record: TaskRecord) => void;
+  private readonly relay: TaskRelay | undefined;
+  private readonly stopRelay: (() => void) | undefined;
 
   /** `announce` hears every committed change of a task (for notifications/tasks). */
   constructor(
@@ -90,6 +97,8 @@ export class TaskManager {
     };
     this.reportError = reportError;
     this.announce = announce;
+    this.relay = options.relay;
+    this.stopRelay = this.relay?.receive((message) => this.relayed(message));
   }
 
   /** Makes a task for `principal` and waits until the store has it (before any reply names it). */
@@ -161,6 +170,7 @@ export class TaskManager {
 
   /** Aborts every task running here and marks it failed (the server is shutting down). */
   async close(): Promise<void> {
+    this.stopRelay?.();
     const running = [...this.live.values()];
     this.live.clear();
     await Promise.all(
@@ -248,7 +258,12 @@ export class TaskManager {
         : { status: "working", inputRequests: undefined, statusMessage: undefined };
     });
     const live = this.live.get(record.taskId);
-    for (const [key, value] of Object.entries(accepted)) live?.answer(key, value);
+    if (live) {
+      for (const [key, value] of Object.entries(accepted)) live.answer(key, value);
+    } else if (this.relay && Object.keys(accepted).length > 0) {
+      // The handler runs in another instance (or none: then nobody listens).
+      await this.relay.send({ taskId: record.taskId, answers: accepted });
+    }
   }
 
   private async cancel(record: TaskRecord): Promise<void> {
@@ -263,11 +278,33 @@ export class TaskManager {
             inputRequests: undefined,
           },
     );
-    const live = this.live.get(record.taskId);
-    if (changed?.status === "cancelled" && live) {
-      this.live.delete(record.taskId);
-      live.stop("the client cancelled the task");
+    if (changed?.status !== "cancelled") return;
+    if (this.live.has(record.taskId)) this.stopLive(record.taskId);
+    else await this.relay?.send({ taskId: record.taskId, cancel: true });
+  }
+
+  private stopLive(taskId: string): void {
+    const live = this.live.get(taskId);
+    if (!live) return;
+    this.live.delete(taskId);
+    live.stop("the client cancelled the task");
+  }
+
+  /** Another instance accepted answers for, or cancelled, a task that may run here. */
+  private relayed(message: TaskRelayMessage): void {
+    const live = this.live.get(message.taskId);
+    if (!live) return;
+    if ("answers" in message) {
+      for (const [key, value] of Object.entries(message.answers)) live.answer(key, value);
+      return;
     }
+    // Only what the store says: a stray message cannot stop a task that is not cancelled.
+    this.store.get(message.taskId).then(
+      (record) => {
+        if (record?.status === "cancelled") this.stopLive(message.taskId);
+      },
+      (error: Error) => this.reportError(error),
+    );
   }
 
   /** The handler asks for input: the task shows it under `key` until tasks/update answers. */

@@ -41,6 +41,30 @@ export interface TaskStore {
    * version is still `expectedVersion`; false when it changed meanwhile, or the task is gone.
    */
   compareAndSet(next: TaskRecord, expectedVersion: number): Promise<boolean>;
+  /** True for a store several server processes share (see checkClusterSecret). */
+  readonly sharedAcrossInstances?: boolean;
+}
+
+/** What one instance tells the one running a task's handler (see TaskRelay). */
+export type TaskRelayMessage =
+  /** tasks/update answers, already accepted and stored, by input request key. */
+  | { taskId: string; answers: Record<string, JsonObject> }
+  /** tasks/cancel: the store says cancelled; the handler should stop. */
+  | { taskId: string; cancel: true };
+
+/**
+ * For a store shared by several instances: a task's handler runs only in the process that
+ * created it, so a tasks/update or tasks/cancel that another instance answers must reach it.
+ * The store is changed first (compare-and-set, as in one process); the relay then carries the
+ * accepted answers or the cancel to every instance, and the one running the task acts on it.
+ * Delivery is at most once: a lost answer leaves the task waiting (input_required is already
+ * gone from the record) until its TTL, a lost cancel lets the handler run on (its result is
+ * discarded, the task stays cancelled).
+ */
+export interface TaskRelay {
+  send(message: TaskRelayMessage): Promise<void>;
+  /** Hears what other instances send; returns the function that stops hearing. */
+  receive(handler: (message: TaskRelayMessage) => void): () => void;
 }
 
 /** Thrown by create() when the store holds all the tasks it may. */

@@ -1,0 +1,75 @@
+import { isPlainObject } from "../jsonrpc/errors.js";
+import {
+  InMemoryEventSource,
+  type SubscriptionEvent,
+  type SubscriptionEventListener,
+  type SubscriptionEventSource,
+} from "../server/subscriptions.js";
+import type { RedisClientLike } from "./client.js";
+import { RedisTopic, type RedisTopicOptions } from "./topic.js";
+
+/**
+ * Subscription events (list changes, resource updates, task status) shared by every instance
+ * of a cluster, over one Redis pub/sub channel (`<prefix>events`). Listeners here hear what
+ * is published here at once, without a round trip; what other instances publish arrives
+ * through the channel. Pub/sub delivers at most once: an event published while Redis is down
+ * is reported (onError) and reaches only this instance's listeners; publish() never throws.
+ */
+export class RedisSubscriptionEventSource implements SubscriptionEventSource {
+  readonly sharedAcrossInstances = true;
+  private readonly local = new InMemoryEventSource();
+  private readonly topic: RedisTopic<SubscriptionEvent>;
+  private closed = false;
+
+  constructor(client: RedisClientLike, options: RedisTopicOptions = {}) {
+    this.topic = new RedisTopic(client, "events", options, isEvent, (event) =>
+      this.local.publish(event),
+    );
+  }
+
+  /** Resolves once this instance hears the other instances' events. */
+  get ready(): Promise<void> {
+    return this.topic.ready;
+  }
+
+  publish(event: SubscriptionEvent): void {
+    this.local.publish(event);
+    if (this.closed) return;
+    this.topic.send(event).catch((error: Error) => {
+      this.topic.commands.reportError(
+        new Error(`a ${event.type} event reached only this instance: ${error.message}`),
+      );
+    });
+  }
+
+  subscribe(listener: SubscriptionEventListener): () => void {
+    return this.local.subscribe(listener);
+  }
+
+  /** Stops hearing other instances (this instance's own events still reach its listeners). */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.topic.close();
+  }
+}
+
+const LIST_KINDS = new Set(["tools", "resources", "prompts"]);
+
+/** The three event shapes and nothing else. */
+function isEvent(value: unknown): value is SubscriptionEvent {
+  if (!isPlainObject(value)) return false;
+  switch (value.type) {
+    case "listChanged":
+      return LIST_KINDS.has(value.kind as string);
+    case "resourceUpdated":
+      return typeof value.uri === "string";
+    case "taskStatus":
+      return (
+        typeof value.owner === "string" &&
+        isPlainObject(value.task) &&
+        typeof value.task.taskId === "string"
+      );
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Two servers in one process stand for two instances: they share a RedisTaskStore and a
+ * RedisTaskRelay (each its own, as separate processes would have). A task made on A is read on
+ * B; tasks/update on B reaches the handler parked on A; tasks/cancel on B stops A's handler.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { RedisTaskRelay, RedisTaskStore } from "../../src/redis/index.js";
+import { McpServer } from "../../src/server/mcp-server.js";
+import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
+import { modernClient, pollUntil } from "../server/tasks-helpers.js";
+
+const FORM = {
+  mode: "form",
+  message: "Go ahead?",
+  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+};
+
+describe("tasks across two instances on Redis", () => {
+  let redis: SharedRedis;
+  const relays: RedisTaskRelay[] = [];
+  const servers: McpServer[] = [];
+
+  function instance(): McpServer {
+    const relay = new RedisTaskRelay(redis.client, { prefix: redis.prefix });
+    relays.push(relay);
+    const server = new McpServer({
+      serverInfo: { name: "tasks-cluster", version: "1" },
+      onError: () => {},
+      mrtr: { secret: "a shared secret of enough bytes" },
+      tasks: { store: new RedisTaskStore(redis.client, { prefix: redis.prefix }), relay },
+    });
+    server.tool(
+      { name: "ask" },
+      async (_args, context) => JSON.stringify(await context.elicit(FORM)),
+      { task: { support: "required" } },
+    );
+    server.tool(
+      { name: "wait" },
+      (_args, context) =>
+        new Promise((_, reject) =>
+          context.signal.addEventListener("abort", () => reject(context.signal.reason)),
+        ),
+      { task: { support: "required" } },
+    );
+    servers.push(server);
+    return server;
+  }
+
+  before(async () => {
+    redis = await sharedRedis("tasks across instances");
+  });
+  after(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await Promise.all(relays.map((relay) => relay.close()));
+    await redis?.cleanup();
+  });
+
+  it("an answer given on B reaches the handler parked on A", async () => {
+    const [a, b] = [instance(), instance()];
+    await Promise.all(relays.map((relay) => relay.ready));
+    const onA = modernClient(a);
+    const onB = modernClient(b);
+    const created = await onA.ok("tools/call", { name: "ask" });
+    const taskId = created.taskId as string;
+    const parked = await pollUntil(onB, taskId, (task) => task.status === "input_required");
+    const [key] = Object.keys(parked.inputRequests as object);
+    await onB.ok("tasks/update", {
+      taskId,
+      inputResponses: { [key!]: { action: "accept", content: { ok: true } } },
+    });
+    const done = await pollUntil(onB, taskId, (task) => task.status === "completed");
+    const text = (done.result as { content: { text: string }[] }).content[0]!.text;
+    assert.deepEqual(JSON.parse(text), { action: "accept", content: { ok: true } });
+    assert.equal(a.tasks?.running, 0);
+    onA.close();
+    onB.close();
+  });
+
+  it("a cancel on B stops the handler running on A", async () => {
+    const [a, b] = [instance(), instance()];
+    await Promise.all(relays.map((relay) => relay.ready));
+    const onA = modernClient(a);
+    const onB = modernClient(b);
+    const created = await onA.ok("tools/call", { name: "wait" });
+    const taskId = created.taskId as string;
+    assert.equal(a.tasks?.running, 1);
+    await onB.ok("tasks/cancel", { taskId });
+    assert.equal((await onA.ok("tasks/get", { taskId })).status, "cancelled");
+    const running = () => a.tasks?.running;
+    for (let i = 0; i < 500 && running() !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(running(), 0, "A's handler was stopped");
+    onA.close();
+    onB.close();
+  });
+});
