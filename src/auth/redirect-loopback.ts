@@ -72,27 +72,25 @@ export async function loopbackRedirect(
     async authorize(authorizationUrl, signal) {
       const timeoutMs = options.timeoutMs ?? 300_000;
       const stops = [options.signal, signal].filter((s): s is AbortSignal => s !== undefined);
+      let timer: NodeJS.Timeout | undefined;
+      let stop = () => {};
       try {
         return await new Promise<URLSearchParams>((resolve, reject) => {
-          const timer = setTimeout(
+          timer = setTimeout(
             () => reject(failure(`no answer from the browser within ${timeoutMs / 1000} s`)),
             timeoutMs,
           );
-          const stop = () => reject(failure("stopped while waiting for the browser"));
+          stop = () => reject(failure("stopped while waiting for the browser"));
           for (const s of stops) s.addEventListener("abort", stop, { once: true });
           if (stops.some((s) => s.aborted)) stop();
-          waiting = {
-            state: authorizationUrl.searchParams.get("state"),
-            resolve: (params) => {
-              clearTimeout(timer);
-              for (const s of stops) s.removeEventListener("abort", stop);
-              resolve(params);
-            },
-          };
+          waiting = { state: authorizationUrl.searchParams.get("state"), resolve };
           options.show(authorizationUrl.href);
           if (options.openBrowser !== false) openBrowser(authorizationUrl.href);
         });
       } finally {
+        // Whichever way it ended: no timer or listener outlives the wait.
+        clearTimeout(timer);
+        for (const s of stops) s.removeEventListener("abort", stop);
         waiting = undefined;
         await close();
       }
