@@ -8,10 +8,14 @@
  *
  * Default directory: $MCPWIRE_HOME, else $XDG_CONFIG_HOME/mcpwire, else ~/.config/mcpwire.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { open, readFile, stat, unlink } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { dirname, join } from "node:path";
+import {
+  ensureDirectory as ensureTrustedDirectory,
+  readIfExists,
+  writeFileAtomic,
+} from "../transports/http/legacy/store-files.js";
 import type { StoredClient, StoredTokens, TokenStore } from "./token-store.js";
 
 /** A lock held longer than this belongs to a process that is gone or hung. */
@@ -110,39 +114,31 @@ export class FileTokenStore implements TokenStore {
   // ---- file --------------------------------------------------------------------------------
 
   private async read(): Promise<StoreFile> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(this.file, "utf8");
+      // Never through a symbolic link someone planted there.
+      text = readIfExists(this.file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return empty();
       throw new TokenStoreError(
         `cannot read the token file ${this.file}: ${(error as Error).message}`,
       );
     }
-    return parseStore(text, this.file);
+    return text === undefined ? empty() : parseStore(text, this.file);
   }
 
   private async change(edit: (data: StoreFile) => void): Promise<void> {
     await this.locked(async () => {
       const data = await this.read();
       edit(data);
-      await this.write(data);
+      this.write(data);
     });
   }
 
-  private async write(data: StoreFile): Promise<void> {
-    const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  private write(data: StoreFile): void {
     try {
-      const handle = await open(temporary, "wx", 0o600);
-      try {
-        await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, this.file);
+      // A fresh 0600 file renamed over the old one: readers see the old or the new, whole.
+      writeFileAtomic(this.file, `${JSON.stringify(data, null, 2)}\n`);
     } catch (error) {
-      await unlink(temporary).catch(() => {});
       throw new TokenStoreError(
         `cannot write the token file ${this.file}: ${(error as Error).message}`,
       );
@@ -257,14 +253,14 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Creates the directory 0700 (umask can only narrow that). One that exists is left as it is:
- * it may be a directory the user chose on purpose ($MCPWIRE_HOME); the file itself is 0600.
+ * Creates the directory 0700; one that exists must be ours, not a symbolic link, and writable
+ * by nobody else (the store-files checks every file store shares).
  */
 async function ensureDirectory(directory: string): Promise<void> {
   try {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
+    ensureTrustedDirectory(directory);
   } catch (error) {
-    throw new TokenStoreError(`cannot create ${directory}: ${(error as Error).message}`);
+    throw new TokenStoreError((error as Error).message);
   }
 }
 

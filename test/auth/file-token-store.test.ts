@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { homedir, hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -117,6 +117,23 @@ describe("FileTokenStore", () => {
       assert.equal(order[i]!.slice(0, 1), order[i + 1]!.slice(0, 1), order.join(" "));
     }
     assert.equal((await store.resources()).length, 3);
+  });
+
+  it("refuses a symbolic link for the file and a directory others may write to", async () => {
+    const linked = join(dir, "linked");
+    await mkdir(linked, { mode: 0o700 });
+    await writeFile(join(dir, "elsewhere.json"), '{"version":1,"tokens":{},"clients":{}}');
+    await symlink(join(dir, "elsewhere.json"), join(linked, "tokens.json"));
+    const store = new FileTokenStore(join(linked, "tokens.json"));
+    await assert.rejects(store.getTokens("https://a.example/mcp"), /symbolic link/);
+    const open = join(dir, "open");
+    await mkdir(open);
+    await chmod(open, 0o777);
+    await assert.rejects(
+      new FileTokenStore(join(open, "tokens.json")).setTokens("https://a.example/mcp", tokens("x")),
+      (error: unknown) =>
+        error instanceof TokenStoreError && /others may write/.test(error.message),
+    );
   });
 
   it("does not read inherited properties as entries", async () => {
