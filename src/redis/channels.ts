@@ -66,16 +66,31 @@ export class RedisChannels {
     await subscriber.subscribe(channel, entry);
     return async () => {
       if (this.subscriber !== subscriber) return;
-      await subscriber.unsubscribe(channel, entry).catch(this.commands.reportError);
+      await subscriber.unsubscribe(channel, entry).catch((error: Error) => {
+        this.commands.reportError(new Error(`unsubscribing ${channel}: ${error.message}`));
+      });
     };
   }
 
   private connection(): Promise<RedisClientLike> {
     this.connecting ??= (async () => {
       const subscriber = this.commands.client.duplicate();
-      subscriber.on("error", (error) =>
-        this.commands.reportError(new Error(`pub/sub connection: ${error.message}`)),
-      );
+      // Once per outage, not once per reconnect attempt.
+      let down = false;
+      subscriber.on("error", (error) => {
+        if (down) return;
+        down = true;
+        this.commands.reportError(
+          new Error(`pub/sub connection lost (${error.message}); reconnecting`),
+        );
+      });
+      subscriber.on("ready", () => {
+        if (!down) return;
+        down = false;
+        this.commands.reportError(
+          new Error("pub/sub connection back; messages sent meanwhile were lost"),
+        );
+      });
       try {
         await subscriber.connect();
       } catch (error) {

@@ -22,6 +22,8 @@ export interface RedisClientLike {
     listener?: (message: string, channel: string) => unknown,
   ): Promise<unknown>;
   on(event: "error", listener: (error: Error) => void): unknown;
+  /** Connected (again): node-redis says so after every reconnect. */
+  on(event: "ready", listener: () => void): unknown;
   /** Closes the connection at once, rejecting what is pending. */
   destroy(): void;
   readonly isReady: boolean;

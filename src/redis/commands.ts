@@ -7,6 +7,25 @@ import {
   type RedisNamespaceOptions,
 } from "./client.js";
 
+/**
+ * Redis could not be asked (down, unreachable, timed out, or the client closed): what a request
+ * needing shared state fails with. Redis's own error replies (a script's NOSCRIPT, a rejected
+ * stream id) are not wrapped.
+ */
+export class RedisUnavailableError extends Error {
+  override name = "RedisUnavailableError";
+}
+
+/** node-redis's classes for errors Redis itself replied with. */
+const REPLY_ERRORS = new Set(["ErrorReply", "SimpleError", "BlobError", "MultiErrorReply"]);
+
+function unavailable(error: unknown): unknown {
+  if (!(error instanceof Error) || REPLY_ERRORS.has(error.constructor.name)) return error;
+  return new RedisUnavailableError(`shared state (Redis) is unreachable: ${error.message}`, {
+    cause: error,
+  });
+}
+
 /** A Lua script sent by hash (EVALSHA), and in full once when Redis does not know it yet. */
 export class RedisScript {
   readonly sha1: string;
@@ -39,7 +58,9 @@ export class RedisCommands {
   }
 
   send(args: string[]): Promise<unknown> {
-    return this.client.sendCommand(args, { timeout: this.timeoutMs });
+    return this.client.sendCommand(args, { timeout: this.timeoutMs }).catch((error: unknown) => {
+      throw unavailable(error);
+    });
   }
 
   /** Runs `script` with KEYS and ARGV; loads it on a NOSCRIPT reply (after a Redis restart too). */

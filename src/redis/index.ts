@@ -14,7 +14,7 @@ export {
   type RedisClientLike,
   type RedisNamespaceOptions,
 } from "./client.js";
-export { RedisCommands, RedisScript } from "./commands.js";
+export { RedisCommands, RedisScript, RedisUnavailableError } from "./commands.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
 export { RedisInstanceLeases } from "./leases.js";
 export { type RedisLegacyClusterOptions, redisLegacyCluster } from "./legacy-cluster.js";

@@ -20,6 +20,8 @@ export class RedisSubscriptionEventSource implements SubscriptionEventSource {
   private readonly local = new InMemoryEventSource();
   private readonly topic: RedisTopic<SubscriptionEvent>;
   private closed = false;
+  /** List kinds whose change is queued for the other instances (see publish). */
+  private readonly pendingLists = new Set<string>();
 
   constructor(client: RedisClientLike, options: RedisTopicOptions = {}) {
     this.topic = new RedisTopic(client, "events", options, isEvent, (event) =>
@@ -34,6 +36,22 @@ export class RedisSubscriptionEventSource implements SubscriptionEventSource {
 
   publish(event: SubscriptionEvent): void {
     this.local.publish(event);
+    if (this.closed) return;
+    if (event.type === "listChanged") {
+      // A burst of registrations (a server starting) is one change to the other instances,
+      // not one message per tool.
+      if (this.pendingLists.has(event.kind)) return;
+      this.pendingLists.add(event.kind);
+      setImmediate(() => {
+        this.pendingLists.delete(event.kind);
+        this.send(event);
+      });
+      return;
+    }
+    this.send(event);
+  }
+
+  private send(event: SubscriptionEvent): void {
     if (this.closed) return;
     this.topic.send(event).catch((error: Error) => {
       this.topic.commands.reportError(
