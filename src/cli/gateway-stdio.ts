@@ -1,10 +1,9 @@
 import { errorResponseFor } from "../jsonrpc/classify.js";
-import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.js";
 import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
 import { StreamTransport } from "../transports/stream.js";
-import { logLine } from "./session.js";
+import { explain, logLine } from "./session.js";
 
 export interface ReverseGatewayOptions {
   url: URL;
@@ -126,7 +125,8 @@ export async function runReverseGateway(options: ReverseGatewayOptions): Promise
   return 0;
 }
 
+/** One line; a 401 explained or a failed OAuth step is said whole, with what to run. */
 function describe(error: unknown): string {
-  if (error instanceof LocalError || error instanceof Error) return error.message;
-  return String(error);
+  const explained = explain(error);
+  return [explained.message.split("\n")[0], ...explained.details].join("; ");
 }

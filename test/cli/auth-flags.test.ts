@@ -141,6 +141,25 @@ describe("CLI authorization options", () => {
     for (const secret of [SECRET, ...issued]) assert.ok(!recorded.includes(secret));
   });
 
+  it("has gateway --stdio say what a protected upstream asks for", async () => {
+    const run = await runCli(
+      [
+        "call",
+        "test_simple_text",
+        "{}",
+        "--env",
+        "MCPWIRE_HOME",
+        "--",
+        process.execPath,
+        CLI,
+      ].concat(["gateway", "--stdio", fixture.url]),
+      { env },
+    );
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, new RegExp(`requires authorization from ${fixture.as.issuer}`));
+    assert.ok(run.stderr.includes(`run: mcpwire auth login ${fixture.url}`), run.stderr);
+  });
+
   it("refuses options that cannot work together as usage errors", async () => {
     const cases: [string[], RegExp][] = [
       [["--grant", "password"], /--grant takes client_credentials/],
