@@ -3,11 +3,14 @@
  * Redis URL behaves as one server behind a load balancer (docs/cluster.md). This is the one
  * place that wires the mcpwire/redis pieces into the server's and the HTTP endpoint's options.
  */
+
+import { randomBytes } from "node:crypto";
 import { createClient } from "redis";
 import {
   RedisSubscriptionEventSource,
   RedisTaskRelay,
   RedisTaskStore,
+  redisLegacyCluster,
   redisRequestStateKeys,
 } from "../src/redis/index.js";
 import type { McpServerOptions } from "../src/server/server-core.js";
@@ -59,10 +62,15 @@ export async function clusterOptions(redisUrl: string, prefix?: string): Promise
   const store = new RedisTaskStore(client, shared);
   const secret = await redisRequestStateKeys(client, shared);
   await Promise.all([events.ready, relay.ready]);
+  // Named on stderr so that an operator (or a test) can tell whose streams a client resumes:
+  // stream and server-to-client request ids start with it.
+  const instanceId = randomBytes(6).toString("base64url");
+  process.stderr.write(`cluster instance ${instanceId}\n`);
+  const cluster = redisLegacyCluster(client, { ...shared, instanceId });
   return {
     server: { subscriptionEvents: events, mrtr: { secret }, tasks: { store, relay } },
     http: {},
-    legacy: {},
+    legacy: { cluster },
     async close() {
       await Promise.all([events.close(), relay.close()]);
       client.destroy();

@@ -5,43 +5,12 @@
  * it; nothing the others need lived only in the dead one).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { dirname, join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { conformance } from "../helpers/conformance-run.js";
 import { type EverythingInstance, startCluster } from "../helpers/everything-instances.js";
 import { type Nginx, startNginx } from "../helpers/nginx.js";
 import { type PrivateRedis, startPrivateRedis } from "../helpers/redis.js";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-
-/** scripts/conformance.mjs against `url`; resolves with its exit code and output. */
-function conformance(url: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, "scripts", "conformance.mjs"),
-      "--role",
-      "server",
-      "--set",
-      "2026-07-28",
-      "--url",
-      url,
-    ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
-  return new Promise((resolvePromise) =>
-    child.once("exit", (code) => resolvePromise({ code, output })),
-  );
-}
 
 describe("a three-instance cluster behind nginx, modern revision", { timeout: 180_000 }, () => {
   let redis: PrivateRedis;
@@ -70,11 +39,11 @@ describe("a three-instance cluster behind nginx, modern revision", { timeout: 18
   };
 
   it("passes the official server suite (2026-07-28) through the balancer", async () => {
-    verdict(await conformance(`${nginx.origin}/mcp`));
+    verdict(await conformance(`${nginx.origin}/mcp`, "2026-07-28"));
   });
 
   it("passes it again after one instance was killed with SIGKILL", async () => {
     await instances[1]!.kill();
-    verdict(await conformance(`${nginx.origin}/mcp`));
+    verdict(await conformance(`${nginx.origin}/mcp`, "2026-07-28"));
   });
 });
