@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 import type { DeviceCodePrompt } from "../auth/device-grant.js";
 import type { OAuthClientOptions } from "../auth/oauth-client.js";
 import type { StoredTokens, TokenStore } from "../auth/token-store.js";
-import { printableLine } from "../text/printable.js";
+import { isPlainHttpUrl, printableLine } from "../text/printable.js";
 import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import type { ParsedArgs } from "./args.js";
 import { networkFailure, systemErrorCode } from "./connect-diagnosis.js";
@@ -62,7 +62,8 @@ export async function runLogin(
               `To authorize mcpwire, visit ${printableLine(prompt.verificationUri)} and enter the code ${printableLine(prompt.userCode)}` +
                 (complete ? `\n(or open ${printableLine(complete)})` : ""),
             );
-            if (browser && complete) library.openBrowser(complete);
+            // The server's URL opens only when it is a plain http(s) one (no file:, no tricks).
+            if (browser && complete && isPlainHttpUrl(complete)) library.openBrowser(complete);
           },
           signal: controller.signal,
         },

@@ -13,6 +13,8 @@ export interface UserFlowOptions {
   tokenLifetime?: number;
   /** Answer the first poll of each device code with slow_down. */
   slowDownOnce?: boolean;
+  /** The verification_uri_complete to hand out (a hostile server's, say). */
+  verificationUriComplete?: string;
 }
 
 export interface UserFlowContext {
@@ -219,7 +221,8 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
           device_code: deviceCode,
           user_code: userCode,
           verification_uri: `${context.issuer()}/device`,
-          verification_uri_complete: `${context.issuer()}/device?user_code=${userCode}`,
+          verification_uri_complete:
+            options.verificationUriComplete ?? `${context.issuer()}/device?user_code=${userCode}`,
           expires_in: 60,
           interval: 1,
         });

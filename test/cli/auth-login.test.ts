@@ -6,6 +6,7 @@
  * shows everything but the tokens; logout forgets them.
  */
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -225,6 +226,47 @@ describe("mcpwire auth login --device", () => {
       run.stderr,
       /^mcpwire: authorization failed \(authorize\): the authorization was denied\n$/m,
     );
+  });
+});
+
+describe("mcpwire auth login --device opening the browser", () => {
+  it("opens the server's verification URL only when it is a plain http(s) one", async () => {
+    for (const hostile of [false, true]) {
+      const fixture = await startProtectedEverything(
+        hostile ? { verificationUriComplete: "file:///etc/passwd" } : {},
+      );
+      try {
+        const script = join(fixture.home, "browser.mjs");
+        const opened = join(fixture.home, "opened.txt");
+        await writeFile(
+          script,
+          `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(opened)}, process.argv[2] + "\\n");\n`,
+        );
+        const login = startCli(["auth", "login", fixture.url, "--device"], {
+          env: { ...cliEnv(fixture), BROWSER: `${process.execPath} ${script}` },
+        });
+        const code = await printedUrl(login, /enter the code (\S+)/);
+        if (!hostile) {
+          const url = await waitFor("the browser", () =>
+            existsSync(opened) ? readFileSync(opened, "utf8") : undefined,
+          );
+          assert.equal(url, `${fixture.as.issuer}/device?user_code=${code}\n`);
+        }
+        await fetch(`${fixture.as.issuer}/device`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ user_code: code, action: "approve" }),
+        });
+        const run = await login.done;
+        assert.equal(run.code, 0, run.stderr);
+        if (hostile) {
+          assert.equal(existsSync(opened), false, "a file: URL was opened");
+          assert.match(run.stderr, /or open file:\/\/\/etc\/passwd/);
+        }
+      } finally {
+        await fixture.close();
+      }
+    }
   });
 });
 
