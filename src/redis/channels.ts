@@ -22,7 +22,9 @@ export class RedisChannels {
 
   /**
    * The channels of `commands.client`, shared by everything on that client; each caller
-   * releases what it acquired (the connection closes when the last one does).
+   * releases what it acquired (the connection closes when the last one does). The first
+   * caller's settings (command timeout, onError) serve them all: connection trouble is about
+   * the client, not about one user of it.
    */
   static acquire(commands: RedisCommands): RedisChannels {
     let channels = RedisChannels.shared.get(commands.client);
