@@ -154,8 +154,13 @@ async function startLogin(
     body: JSON.stringify({ jsonrpc: "2.0", id: "mcpwire-login", method: "ping" }),
     signal: AbortSignal.any([signal, AbortSignal.timeout(30_000)]),
   }).catch((error: unknown) => {
+    if (signal.aborted) throw error;
     const network = networkFailure(systemErrorCode(error), url.href);
-    throw network === undefined ? error : new CliError(network);
+    const cause = (error as Error).cause;
+    throw new CliError(
+      network ??
+        `cannot reach ${url.href}: ${cause instanceof Error ? cause.message : (error as Error).message}`,
+    );
   });
   await answer.body?.cancel().catch(() => {});
   if (answer.status !== 401) return false;

@@ -7,11 +7,24 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type ProtectedEverything, startProtectedEverything } from "./protected-everything.js";
-import { type CliRun, type Running, runCli, startCli, waitFor } from "./run-cli.js";
+import {
+  type CliRun,
+  EVERYTHING_SERVER,
+  listeningAddress,
+  type Running,
+  runCli,
+  startCli,
+  startProcess,
+  stop,
+  waitFor,
+} from "./run-cli.js";
 
 /** Our own store and no browser: the test plays the browser. */
 const cliEnv = (fixture: ProtectedEverything) => ({
@@ -284,6 +297,24 @@ describe("mcpwire auth usage", () => {
       const run = await runCli(args, { env: { MCPWIRE_BEARER: undefined } });
       assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
       assert.match(run.stderr, message);
+    }
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const nobody = await runCli(["auth", "login", `http://127.0.0.1:${port}/mcp`]);
+    assert.equal(nobody.code, 1);
+    assert.match(nobody.stderr, /^mcpwire: nothing is listening at http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    const open = startProcess(process.execPath, [EVERYTHING_SERVER, "--http", "--port", "0"]);
+    try {
+      const url = await listeningAddress(open, "stdout");
+      const home = await mkdtemp(join(tmpdir(), "mcpwire-auth-open-"));
+      const run = await runCli(["auth", "login", url], { env: { MCPWIRE_HOME: home } });
+      await rm(home, { recursive: true, force: true });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /did not ask for authorization: nothing to log in to/);
+    } finally {
+      await stop(open);
     }
     const help = await runCli(["auth", "--help"]);
     assert.equal(help.code, 0);
