@@ -9,6 +9,7 @@ import { createClient } from "redis";
 import {
   RedisSubscriptionEventSource,
   RedisTaskRelay,
+  RedisTaskRunners,
   RedisTaskStore,
   redisLegacyCluster,
   redisRequestStateKeys,
@@ -60,19 +61,20 @@ export async function clusterOptions(redisUrl: string, prefix?: string): Promise
   const events = new RedisSubscriptionEventSource(client, shared);
   const relay = new RedisTaskRelay(client, shared);
   const store = new RedisTaskStore(client, shared);
+  const runners = new RedisTaskRunners(client, shared);
   const secret = await redisRequestStateKeys(client, shared);
-  await Promise.all([events.ready, relay.ready]);
+  await Promise.all([events.ready, relay.ready, runners.ready]);
   // Named on stderr so that an operator (or a test) can tell whose streams a client resumes:
   // stream and server-to-client request ids start with it.
   const instanceId = randomBytes(6).toString("base64url");
   process.stderr.write(`cluster instance ${instanceId}\n`);
   const cluster = redisLegacyCluster(client, { ...shared, instanceId });
   return {
-    server: { subscriptionEvents: events, mrtr: { secret }, tasks: { store, relay } },
+    server: { subscriptionEvents: events, mrtr: { secret }, tasks: { store, relay, runners } },
     http: {},
     legacy: { cluster },
     async close() {
-      await Promise.all([events.close(), relay.close()]);
+      await Promise.all([events.close(), relay.close(), runners.close()]);
       client.destroy();
     },
   };

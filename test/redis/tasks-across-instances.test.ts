@@ -1,11 +1,13 @@
 /**
  * Two servers in one process stand for two instances: they share a RedisTaskStore and a
- * RedisTaskRelay (each its own, as separate processes would have). A task made on A is read on
- * B; tasks/update on B reaches the handler parked on A; tasks/cancel on B stops A's handler.
+ * RedisTaskRelay and RedisTaskRunners (each its own, as separate processes would have). A task
+ * made on A is read on B; tasks/update on B reaches the handler parked on A; tasks/cancel on B
+ * stops A's handler; once A's lease is gone, B marks A's unfinished task failed (while A lives,
+ * its tasks stay as they are).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { RedisTaskRelay, RedisTaskStore } from "../../src/redis/index.js";
+import { RedisTaskRelay, RedisTaskRunners, RedisTaskStore } from "../../src/redis/index.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 import { modernClient, pollUntil } from "../server/tasks-helpers.js";
@@ -19,16 +21,19 @@ const FORM = {
 describe("tasks across two instances on Redis", () => {
   let redis: SharedRedis;
   const relays: RedisTaskRelay[] = [];
+  const leases: RedisTaskRunners[] = [];
   const servers: McpServer[] = [];
 
   function instance(): McpServer {
     const relay = new RedisTaskRelay(redis.client, { prefix: redis.prefix });
     relays.push(relay);
+    const runners = new RedisTaskRunners(redis.client, { prefix: redis.prefix });
+    leases.push(runners);
     const server = new McpServer({
       serverInfo: { name: "tasks-cluster", version: "1" },
       onError: () => {},
       mrtr: { secret: "a shared secret of enough bytes" },
-      tasks: { store: new RedisTaskStore(redis.client, { prefix: redis.prefix }), relay },
+      tasks: { store: new RedisTaskStore(redis.client, { prefix: redis.prefix }), relay, runners },
     });
     server.tool(
       { name: "ask" },
@@ -53,12 +58,13 @@ describe("tasks across two instances on Redis", () => {
   after(async () => {
     await Promise.all(servers.map((server) => server.close()));
     await Promise.all(relays.map((relay) => relay.close()));
+    await Promise.all(leases.map((lease) => lease.close()));
     await redis?.cleanup();
   });
 
   it("an answer given on B reaches the handler parked on A", async () => {
     const [a, b] = [instance(), instance()];
-    await Promise.all(relays.map((relay) => relay.ready));
+    await Promise.all([...relays, ...leases].map((piece) => piece.ready));
     const onA = modernClient(a);
     const onB = modernClient(b);
     const created = await onA.ok("tools/call", { name: "ask" });
@@ -92,6 +98,27 @@ describe("tasks across two instances on Redis", () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(running(), 0, "A's handler was stopped");
+    onA.close();
+    onB.close();
+  });
+
+  it("a task whose instance died is marked failed by the next tasks/get elsewhere", async () => {
+    const [a, b] = [instance(), instance()];
+    await Promise.all([...relays, ...leases].map((piece) => piece.ready));
+    const onA = modernClient(a);
+    const onB = modernClient(b);
+    const created = await onA.ok("tools/call", { name: "wait" });
+    const taskId = created.taskId as string;
+    assert.equal((await onB.ok("tasks/get", { taskId })).status, "working", "A is alive");
+    // A dies: its lease is gone (deleted here, as it would expire).
+    const leaseOfA = leases[leases.length - 2]!;
+    await leaseOfA.close();
+    const seen = await onB.ok("tasks/get", { taskId });
+    assert.equal(seen.status, "failed");
+    assert.deepEqual(seen.error, {
+      code: -32603,
+      message: "The server instance running this task stopped before it finished",
+    });
     onA.close();
     onB.close();
   });

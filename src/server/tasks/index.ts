@@ -6,6 +6,7 @@ export {
   type TaskRecord,
   type TaskRelay,
   type TaskRelayMessage,
+  type TaskRunners,
   type TaskStore,
   TaskStoreFullError,
 } from "./store.js";

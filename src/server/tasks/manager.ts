@@ -12,7 +12,7 @@ import { type InputRequest, validateResponse } from "../mrtr/round.js";
 import { LiveTask } from "./live-task.js";
 import { InMemoryTaskStore } from "./memory-store.js";
 import { taskOwner } from "./owner.js";
-import type { TaskRecord, TaskRelay, TaskRelayMessage, TaskStore } from "./store.js";
+import type { TaskRecord, TaskRelay, TaskRelayMessage, TaskRunners, TaskStore } from "./store.js";
 import { detailedTask } from "./task-view.js";
 import { declaresTasks, isTerminal, tasksRequirement } from "./wire.js";
 
@@ -25,6 +25,11 @@ export interface TasksOptions {
    * to the instance running the task (see TaskRelay).
    */
   relay?: TaskRelay;
+  /**
+   * With a store shared by several instances: which of them are alive, so that a task whose
+   * instance died is marked failed rather than left working (see TaskRunners).
+   */
+  runners?: TaskRunners;
   /** How long a task stays readable after it was made, in ms; null for unlimited. Default 1 hour. */
   ttlMs?: number | null;
   /** How often clients should poll tasks/get, in ms. Default 1000. */
@@ -80,6 +85,7 @@ export class TaskManager {
   private readonly reportError: (error: Error) => void;
   private readonly announce: (record: TaskRecord) => void;
   private readonly relay: TaskRelay | undefined;
+  private readonly runners: TaskRunners | undefined;
   private readonly stopRelay: (() => void) | undefined;
 
   /** `announce` hears every committed change of a task (for notifications/tasks). */
@@ -98,6 +104,7 @@ export class TaskManager {
     this.reportError = reportError;
     this.announce = announce;
     this.relay = options.relay;
+    this.runners = options.runners;
     this.stopRelay = this.relay?.receive((message) => this.relayed(message));
   }
 
@@ -114,6 +121,7 @@ export class TaskManager {
       ttlMs: times.ttlMs,
       pollIntervalMs: times.pollIntervalMs,
       version: 1,
+      ...(this.runners ? { runner: this.runners.self } : {}),
     };
     await this.store.create(record);
     return record;
@@ -223,7 +231,28 @@ export class TaskManager {
     if (!record || record.owner !== taskOwner(principal)) {
       throw new InvalidParamsError("Task not found (unknown, expired, or not yours)", { taskId });
     }
-    return record;
+    return this.orphaned(record);
+  }
+
+  /** The record, marked failed first if the instance running its handler is gone. */
+  private async orphaned(record: TaskRecord): Promise<TaskRecord> {
+    const runner = record.runner;
+    if (!this.runners || runner === undefined || runner === this.runners.self) return record;
+    if (isTerminal(record.status) || (await this.runners.alive(runner))) return record;
+    const failed = await this.mutate(record.taskId, (current) =>
+      isTerminal(current.status)
+        ? undefined
+        : {
+            status: "failed",
+            error: {
+              code: -32603,
+              message: "The server instance running this task stopped before it finished",
+            },
+            statusMessage: "Failed: the server instance running it stopped",
+            inputRequests: undefined,
+          },
+    );
+    return failed ?? record;
   }
 
   private async update(record: TaskRecord, responses: unknown): Promise<void> {

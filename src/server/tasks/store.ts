@@ -24,6 +24,8 @@ export interface TaskRecord {
   readonly error?: JsonRpcErrorObject;
   /** Bumped by every change; what compare-and-set compares. */
   readonly version: number;
+  /** The instance whose process runs the handler (set when TasksOptions.runners is given). */
+  readonly runner?: string;
 }
 
 /**
@@ -43,6 +45,18 @@ export interface TaskStore {
   compareAndSet(next: TaskRecord, expectedVersion: number): Promise<boolean>;
   /** True for a store several server processes share (see checkClusterSecret). */
   readonly sharedAcrossInstances?: boolean;
+}
+
+/**
+ * For a store shared by several instances: which of them are still running. A task whose
+ * handler ran in an instance that is gone can never finish; the first tasks/get, update or
+ * cancel that finds it so marks it failed instead of leaving it working until its TTL.
+ */
+export interface TaskRunners {
+  /** This instance's id, recorded on the tasks whose handlers run here. */
+  readonly self: string;
+  /** Whether the instance `runner` is still alive (e.g. its lease is current). */
+  alive(runner: string): Promise<boolean>;
 }
 
 /** What one instance tells the one running a task's handler (see TaskRelay). */
