@@ -3,18 +3,20 @@
  * (client → server pairs) run against it. The first row of every case is the ratio's reference:
  * the bare Node limit, except for legacy sessions where it is the bare session table too.
  */
-import type { Era } from "./peers/types.js";
+import type { ClientEra } from "./peers/types.js";
 import type { ClusterSpec, Impl, TrialSpec } from "./trial.js";
 
 export interface Row {
   label: string;
   client: Impl;
   server: Impl;
-  era: Era;
+  era: ClientEra;
   /** The server is a protected resource and the client sends a JWT access token. */
   auth?: boolean;
   /** legacy-calls: how many instances behind nginx, sharing sessions in Redis or not. */
   cluster?: ClusterSpec;
+  /** legacy-calls: every caller on one session, or one session each (bare client only). */
+  legacySessions?: "one" | "per-caller";
 }
 
 export interface Case {
@@ -25,7 +27,7 @@ export interface Case {
   primaryLabel: string;
   /** Further metrics shown as medians. */
   secondary: string[];
-  spec: Omit<TrialSpec, "client" | "server" | "era">;
+  spec: Omit<TrialSpec, "client" | "server" | "era" | "legacySessions">;
   rows: Row[];
 }
 
@@ -76,6 +78,30 @@ const STDIO_ROWS = [
 ];
 const SHORT_ROWS = [LIMIT, MCPWIRE, SDK_MODERN, SDK_LEGACY, OUR_SERVER, OUR_CLIENT];
 const HTTP_ROWS = [LIMIT, MCPWIRE, SDK_MODERN, OUR_SERVER, OUR_CLIENT];
+// The cold start of a client that does not pin an era: mcpwire's probe (server/discover) first.
+const MCPWIRE_AUTO: Row = {
+  label: "mcpwire, client era auto (probe)",
+  client: "mcpwire",
+  server: "mcpwire",
+  era: "auto",
+};
+const COLD_ROWS = [...SHORT_ROWS, MCPWIRE_AUTO];
+/** Rows of legacy session traffic: the bare session table is the limit. */
+const LEGACY_LIMIT: Row = {
+  label: "bare Node (limit)",
+  client: "bare",
+  server: "bare",
+  era: "legacy",
+};
+const LEGACY_OURS: Row = { ...MCPWIRE, era: "legacy" };
+const LEGACY_OUR_SERVER: Row = { ...OUR_SERVER, era: "legacy" };
+const LEGACY_OUR_CLIENT: Row = { ...OUR_CLIENT, era: "legacy" };
+const LEGACY_SDK_SERVER: Row = {
+  label: "SDK v2 (sessionful) ← bare client",
+  client: "bare",
+  server: "sdk",
+  era: "legacy",
+};
 const LEGACY_ROWS: Row[] = [
   { label: "bare Node (limit)", client: "bare", server: "bare", era: "legacy" },
   { label: "mcpwire", client: "bare", server: "mcpwire", era: "legacy" },
@@ -124,7 +150,7 @@ export function benchCases(settings: Settings): Case[] {
     primaryLabel: "ms (lower is better)",
     secondary: [],
     spec: { workload: "cold", spawns: q ? 3 : 10 },
-    rows: SHORT_ROWS,
+    rows: COLD_ROWS,
   });
   for (const sse of [false, true]) {
     for (const concurrency of [1, 64]) {
@@ -162,6 +188,55 @@ export function benchCases(settings: Settings): Case[] {
     spec: { workload: "legacy", sessions },
     rows: LEGACY_ROWS,
   });
+  // Issue 18: legacy sessions (initialize once, then tools/call with Mcp-Session-Id).
+  cases.push({
+    id: "legacy-json-c1",
+    title: `legacy HTTP session, JSON replies, c=1, ${settings.httpSeconds} s`,
+    primary: "reqPerSec",
+    primaryLabel: "req/s",
+    secondary: [...latency, "serverPeakRssMiB"],
+    spec: { workload: "legacy-calls", sse: false, concurrency: 1, seconds: settings.httpSeconds },
+    rows: [LEGACY_LIMIT, LEGACY_OURS, LEGACY_OUR_SERVER, LEGACY_SDK_SERVER, LEGACY_OUR_CLIENT].map(
+      (row) => ({ ...row, legacySessions: "one" as const }),
+    ),
+  });
+  for (const sse of [false, true]) {
+    for (const sessionsAt64 of ["one", "per-caller"] as const) {
+      const one = sessionsAt64 === "one";
+      // A library client is one session: it appears only where all 64 share one.
+      const rows = one
+        ? [LEGACY_LIMIT, LEGACY_OURS, LEGACY_OUR_SERVER, LEGACY_SDK_SERVER, LEGACY_OUR_CLIENT]
+        : [LEGACY_LIMIT, LEGACY_OUR_SERVER, LEGACY_SDK_SERVER];
+      cases.push({
+        id: `legacy-${sse ? "sse" : "json"}-c64-${one ? "one" : "many"}`,
+        title: `legacy HTTP, ${sse ? "SSE" : "JSON"} replies, c=64 ${one ? "on one session" : "on 64 sessions"}, ${settings.httpSeconds} s`,
+        primary: "reqPerSec",
+        primaryLabel: "req/s",
+        secondary: [...latency, "serverPeakRssMiB"],
+        spec: { workload: "legacy-calls", sse, concurrency: 64, seconds: settings.httpSeconds },
+        rows: rows.map((row) => ({ ...row, legacySessions: sessionsAt64 })),
+      });
+    }
+  }
+  const heapRequests = q ? 8_000 : 80_000;
+  cases.push({
+    id: "legacy-heap",
+    title: `legacy HTTP, live heap over ${heapRequests} requests at c=64 on one session (after a full GC every ${heapRequests / 4})`,
+    primary: "heapSwingMiB",
+    primaryLabel: "MiB live-heap swing (lower is better)",
+    secondary: ["heapGrowthMiB", "heapMiB"],
+    spec: {
+      workload: "legacy-heap",
+      sse: false,
+      concurrency: 64,
+      requests: heapRequests,
+      readEvery: heapRequests / 4,
+    },
+    rows: [LEGACY_LIMIT, LEGACY_OUR_SERVER, LEGACY_SDK_SERVER].map((row) => ({
+      ...row,
+      legacySessions: "one" as const,
+    })),
+  });
   // Issue 17's budget: Redis-backed legacy throughput at least half of one in-memory instance
   // (the first row), all through the same round-robin nginx.
   const CLUSTER_ROW: Row = { label: "", client: "bare", server: "mcpwire", era: "legacy" };
@@ -188,4 +263,6 @@ export const METRIC_LABELS: Record<string, string> = {
   clientPeakRssMiB: "client peak RSS MiB",
   serverRssMiB: "server RSS MiB",
   heapKibPerSession: "V8 heap growth, KiB/session (after a full GC)",
+  heapGrowthMiB: "live heap, last reading minus first, MiB",
+  heapMiB: "live heap at the last reading, MiB",
 };

@@ -209,6 +209,7 @@ async function main(): Promise<void> {
           era: row.era,
           ...(row.auth ? { auth: true } : {}),
           ...(row.cluster ? { cluster: row.cluster } : {}),
+          ...(row.legacySessions ? { legacySessions: row.legacySessions } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

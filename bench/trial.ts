@@ -16,12 +16,26 @@ import {
   sdkHttpClient,
   sdkStdioClient,
 } from "./peers/library-clients.js";
-import { type BenchClient, type Era, type ServerCommand, serverEnv } from "./peers/types.js";
-import { legacySessions, throughput } from "./workloads/http.js";
+import {
+  type BenchClient,
+  type ClientEra,
+  type Era,
+  type ServerCommand,
+  serverEnv,
+} from "./peers/types.js";
+import { legacyHeap, legacySessions, throughput } from "./workloads/http.js";
 import { coldStart, large, type Metrics, pipelined, sequential } from "./workloads/stdio.js";
 
 export type Impl = "mcpwire" | "sdk" | "bare";
-export type Workload = "seq" | "pipe" | "large" | "cold" | "http" | "legacy" | "legacy-calls";
+export type Workload =
+  | "seq"
+  | "pipe"
+  | "large"
+  | "cold"
+  | "http"
+  | "legacy"
+  | "legacy-calls"
+  | "legacy-heap";
 
 /** Legacy sessions served by several echo servers behind a round-robin nginx. */
 export interface ClusterSpec {
@@ -34,7 +48,8 @@ export interface TrialSpec {
   workload: Workload;
   client: Impl;
   server: Impl;
-  era: Era;
+  /** "auto" (mcpwire's client only): its era probe, as a client that does not pin an era. */
+  era: ClientEra;
   calls?: number;
   inFlight?: number;
   mib?: number;
@@ -48,6 +63,11 @@ export interface TrialSpec {
   auth?: boolean;
   /** legacy-calls only. */
   cluster?: ClusterSpec;
+  /** legacy-calls and legacy-heap: every caller on one session, or one session per caller. */
+  legacySessions?: "one" | "per-caller";
+  /** legacy-heap: requests in all, and how many between two live-heap readings. */
+  requests?: number;
+  readEvery?: number;
 }
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
@@ -61,12 +81,24 @@ function serverCommand(impl: Impl, args: string[]): ServerCommand {
   return { command: process.execPath, args: [script, ...args] };
 }
 
+/** The era of a client that cannot probe (the SDK's and the bare ones): "auto" is mcpwire's. */
+function fixedEra(spec: TrialSpec): Era {
+  if (spec.era === "auto")
+    throw new Error(`era "auto" is mcpwire's client only, not ${spec.client}`);
+  return spec.era;
+}
+
 function stdioClient(spec: TrialSpec): Promise<BenchClient> {
   const server = serverCommand(spec.server, ["--stdio"]);
   if (spec.client === "mcpwire") return mcpwireStdioClient(server, spec.era);
-  if (spec.client === "sdk") return sdkStdioClient(server, spec.era);
-  return bareStdioClient(server, spec.era);
+  if (spec.client === "sdk") return sdkStdioClient(server, fixedEra(spec));
+  return bareStdioClient(server, fixedEra(spec));
 }
+
+/** Workloads on legacy sessions: the bare and SDK servers need their session flag for them. */
+const LEGACY_WORKLOADS = new Set<Workload>(["legacy", "legacy-calls", "legacy-heap"]);
+/** Workloads that read the server's live heap (GC hook on, see collectGarbage). */
+const HEAP_WORKLOADS = new Set<Workload>(["legacy", "legacy-heap"]);
 
 /**
  * Node flags for every server in a memory run. `--expose-gc`: the run asks the server for a full
@@ -86,12 +118,19 @@ async function startHttpServer(
   const args = ["--http", ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
-  if (spec.workload === "legacy")
+  // mcpwire serves legacy sessions next to the modern era by default.
+  if (LEGACY_WORKLOADS.has(spec.workload) && spec.server !== "mcpwire")
     args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");
   const { command, args: full } = serverCommand(spec.server, args);
-  const child = spawn(command, spec.workload === "legacy" ? [...MEMORY_FLAGS, ...full] : full, {
+  const flags =
+    spec.workload === "legacy"
+      ? MEMORY_FLAGS
+      : spec.workload === "legacy-heap"
+        ? ["--expose-gc"]
+        : [];
+  const child = spawn(command, [...flags, ...full], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: serverEnv(spec.workload === "legacy" ? { BENCH_GC: "1" } : {}),
+    env: serverEnv(HEAP_WORKLOADS.has(spec.workload) ? { BENCH_GC: "1" } : {}),
   });
   child.stderr!.pipe(process.stderr, { end: false });
   let seen = "";
@@ -176,12 +215,21 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
       );
     }
     const concurrency = spec.concurrency ?? 1;
-    const client =
-      spec.client === "mcpwire"
-        ? await mcpwireHttpClient(url, "modern")
-        : spec.client === "sdk"
-          ? await sdkHttpClient(url, "modern")
-          : bareHttpClient(url, concurrency, authHeaders);
+    if (spec.workload === "legacy-heap") {
+      const client = bareLegacyHttpClient(url, concurrency, spec.legacySessions);
+      try {
+        return await legacyHeap(
+          client,
+          concurrency,
+          spec.requests ?? 80_000,
+          spec.readEvery ?? 20_000,
+          () => collectGarbage(child),
+        );
+      } finally {
+        await client.close();
+      }
+    }
+    const client = await httpClient(spec, url, concurrency, authHeaders);
     try {
       return await throughput(client, child.pid!, spec.seconds ?? 3, concurrency);
     } finally {
@@ -191,6 +239,25 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
     await stopChild(child);
     await issuer?.close();
   }
+}
+
+/** The client of an HTTP throughput trial (legacy-calls: on legacy sessions). */
+async function httpClient(
+  spec: TrialSpec,
+  url: string,
+  concurrency: number,
+  authHeaders: Record<string, string>,
+): Promise<BenchClient> {
+  const legacy = spec.workload === "legacy-calls";
+  if (legacy && spec.client !== "bare" && spec.legacySessions === "per-caller") {
+    throw new Error(
+      "one session per caller is the bare client only (a library client is one session)",
+    );
+  }
+  if (spec.client === "mcpwire") return mcpwireHttpClient(url, legacy ? "legacy" : spec.era);
+  if (spec.client === "sdk") return sdkHttpClient(url, legacy ? "legacy" : fixedEra(spec));
+  if (legacy) return bareLegacyHttpClient(url, concurrency, spec.legacySessions);
+  return bareHttpClient(url, concurrency, authHeaders);
 }
 
 /**
@@ -213,7 +280,7 @@ async function runLegacyCluster(spec: TrialSpec): Promise<Metrics> {
     const ports = servers.map(({ url }) => Number(new URL(url).port));
     nginx = await startNginx("bench legacy cluster", ports);
     const concurrency = spec.concurrency ?? 64;
-    const client = bareLegacyHttpClient(`${nginx.origin}/mcp`, concurrency);
+    const client = bareLegacyHttpClient(`${nginx.origin}/mcp`, concurrency, "per-caller");
     try {
       return await throughput(client, servers[0]!.child.pid!, spec.seconds ?? 3, concurrency);
     } finally {
@@ -250,9 +317,10 @@ export async function runTrial(spec: TrialSpec): Promise<Metrics> {
       }, spec.spawns ?? 10);
     case "http":
     case "legacy":
+    case "legacy-heap":
       return runHttp(spec);
     case "legacy-calls":
-      return runLegacyCluster(spec);
+      return spec.cluster ? runLegacyCluster(spec) : runHttp(spec);
   }
 }
 

@@ -117,26 +117,18 @@ export function bareHttpPoster(url: string, maxSockets: number) {
   const target = new URL(url);
   const agent = new Agent({ keepAlive: true, maxSockets });
   let nextId = 1;
-  const post = (
-    method: string,
-    params: Record<string, unknown>,
-    era: Era,
-    extraHeaders: Record<string, string> = {},
-  ): Promise<BareHttpReply> => {
-    const id = nextId++;
-    const body = JSON.stringify({ jsonrpc: "2.0", id, method, params: paramsFor(era, params) });
-    const headers: Record<string, string | number> = {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "content-length": Buffer.byteLength(body),
-      ...extraHeaders,
-    };
-    if (era === "modern") {
-      headers["mcp-protocol-version"] = MODERN;
-      headers["mcp-method"] = method;
-      if (method === "tools/call") headers["mcp-name"] = String(params.name);
-    }
-    return new Promise((resolve, reject) => {
+  /** One POST of a JSON-RPC body; resolves with the status, headers and body text. */
+  const send = (
+    body: string,
+    extraHeaders: Record<string, string | number>,
+  ): Promise<{ status: number; headers: BareHttpReply["headers"]; text: string }> =>
+    new Promise((resolve, reject) => {
+      const headers = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "content-length": Buffer.byteLength(body),
+        ...extraHeaders,
+      };
       const req = httpRequest(
         {
           host: target.hostname,
@@ -152,23 +144,36 @@ export function bareHttpPoster(url: string, maxSockets: number) {
           res.on("error", reject);
           res.on("end", () => {
             const text = Buffer.concat(chunks).toString("utf8");
-            try {
-              const message =
-                res.statusCode === 200
-                  ? replyFromBody(String(res.headers["content-type"] ?? ""), text)
-                  : undefined;
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, message });
-            } catch (error) {
-              reject(error);
-            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
           });
         },
       );
       req.on("error", reject);
       req.end(body);
     });
+  const post = async (
+    method: string,
+    params: Record<string, unknown>,
+    era: Era,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<BareHttpReply> => {
+    const id = nextId++;
+    const body = JSON.stringify({ jsonrpc: "2.0", id, method, params: paramsFor(era, params) });
+    const headers: Record<string, string> = { ...extraHeaders };
+    if (era === "modern") {
+      headers["mcp-protocol-version"] = MODERN;
+      headers["mcp-method"] = method;
+      if (method === "tools/call") headers["mcp-name"] = String(params.name);
+    }
+    const { status, headers: replyHeaders, text } = await send(body, headers);
+    const message =
+      status === 200 ? replyFromBody(String(replyHeaders["content-type"] ?? ""), text) : undefined;
+    return { status, headers: replyHeaders, message };
   };
-  return { post, close: () => agent.destroy() };
+  /** A legacy notification; resolves with the HTTP status (202 expected). */
+  const notify = async (method: string, extraHeaders: Record<string, string>): Promise<number> =>
+    (await send(JSON.stringify({ jsonrpc: "2.0", method }), extraHeaders)).status;
+  return { post, notify, close: () => agent.destroy() };
 }
 
 export function bareHttpClient(
@@ -186,12 +191,19 @@ export function bareHttpClient(
 }
 
 /**
- * A bare legacy Streamable HTTP client for throughput: one session per concurrent caller
- * (initialize once, then tools/call with Mcp-Session-Id), as many sessions as callers.
+ * A bare legacy Streamable HTTP client for throughput: initialize, then tools/call with
+ * Mcp-Session-Id. `sessions`: "per-caller" opens one session per concurrent caller (as many
+ * sessions as callers, one request in flight on each); "one" sends every call on a single
+ * session (all callers' requests in flight on it at once).
  */
-export function bareLegacyHttpClient(url: string, concurrency: number): BenchClient {
+export function bareLegacyHttpClient(
+  url: string,
+  concurrency: number,
+  sessions: "per-caller" | "one" = "per-caller",
+): BenchClient {
   const poster = bareHttpPoster(url, concurrency);
   const idle: string[] = [];
+  let shared: Promise<string> | undefined;
   const open = async (): Promise<string> => {
     const params = {
       protocolVersion: LEGACY,
@@ -203,10 +215,23 @@ export function bareLegacyHttpClient(url: string, concurrency: number): BenchCli
     if (reply.status !== 200 || typeof id !== "string") {
       throw new Error(`initialize failed: HTTP ${reply.status}`);
     }
+    const initialized = await poster.notify("notifications/initialized", {
+      "mcp-session-id": id,
+      "mcp-protocol-version": LEGACY,
+    });
+    if (initialized !== 202) throw new Error(`notifications/initialized: HTTP ${initialized}`);
     return id;
   };
+  const take = (): Promise<string> => {
+    if (sessions === "one") {
+      shared ??= open();
+      return shared;
+    }
+    const session = idle.pop();
+    return session === undefined ? open() : Promise.resolve(session);
+  };
   const call = async (method: string, params: Record<string, unknown>) => {
-    const session = idle.pop() ?? (await open());
+    const session = await take();
     try {
       const reply = await poster.post(method, params, "legacy", {
         "mcp-session-id": session,
@@ -215,7 +240,7 @@ export function bareLegacyHttpClient(url: string, concurrency: number): BenchCli
       if (reply.status !== 200) throw new Error(`HTTP ${reply.status} for ${method}`);
       return unwrap(reply.message);
     } finally {
-      idle.push(session);
+      if (sessions === "per-caller") idle.push(session);
     }
   };
   return echoClient(call, () => poster.close());

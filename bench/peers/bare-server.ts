@@ -44,8 +44,14 @@ async function serveHttp(): Promise<void> {
         return;
       }
       const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      const reply = answer(message);
       const headers: Record<string, string> = {};
+      // A session table's least: a request must name a session it handed out.
+      const named = req.headers["mcp-session-id"];
+      if (sessions && message.method !== "initialize" && !sessions.has(String(named))) {
+        res.writeHead(404).end();
+        return;
+      }
+      const reply = answer(message);
       if (sessions && message.method === "initialize") {
         const id = randomUUID();
         sessions.set(id, { created: Date.now() });

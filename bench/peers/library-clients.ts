@@ -7,7 +7,7 @@ import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextpr
 import { McpClient } from "../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
-import type { BenchClient, Era, ServerCommand } from "./types.js";
+import type { BenchClient, ClientEra, Era, ServerCommand } from "./types.js";
 
 const CLIENT_INFO = { name: "bench-client", version: "1.0.0" };
 const MODERN = "2026-07-28";
@@ -19,7 +19,7 @@ function textOf(result: { content?: unknown }): string | undefined {
 
 async function mcpwireClient(
   transport: StdioClientTransport | HttpClientTransport,
-  era: Era,
+  era: ClientEra,
 ): Promise<BenchClient> {
   const client = new McpClient({ clientInfo: CLIENT_INFO, era });
   await client.connect(transport);
@@ -31,14 +31,14 @@ async function mcpwireClient(
   };
 }
 
-export function mcpwireStdioClient(server: ServerCommand, era: Era): Promise<BenchClient> {
+export function mcpwireStdioClient(server: ServerCommand, era: ClientEra): Promise<BenchClient> {
   return mcpwireClient(
     new StdioClientTransport({ command: server.command, args: server.args, stderr: "inherit" }),
     era,
   );
 }
 
-export function mcpwireHttpClient(url: string, era: Era): Promise<BenchClient> {
+export function mcpwireHttpClient(url: string, era: ClientEra): Promise<BenchClient> {
   return mcpwireClient(new HttpClientTransport(url), era);
 }
 

@@ -3,7 +3,8 @@
  * documentation wires it:
  *   --stdio                    serveStdio(factory) (modern and legacy on one process)
  *   --http [--sse]             createMcpHandler(factory) (modern per-request, stateless legacy)
- *   --legacy-sessions          2025-era sessionful Streamable HTTP: one McpServer + transport per session
+ *   --legacy-sessions [--sse]  2025-era sessionful Streamable HTTP: one McpServer + transport per
+ *                              session (JSON replies, or SSE with --sse)
  * HTTP modes print `listening <url>` first on stdout.
  */
 import { randomUUID } from "node:crypto";
@@ -27,7 +28,7 @@ function createEchoServer(): McpServer {
   return server;
 }
 
-async function legacySessions(): Promise<(request: Request) => Promise<Response>> {
+async function legacySessions(sse: boolean): Promise<(request: Request) => Promise<Response>> {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   return async (request) => {
     const id = request.headers.get("mcp-session-id");
@@ -38,6 +39,8 @@ async function legacySessions(): Promise<(request: Request) => Promise<Response>
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // JSON replies unless --sse (the SDK's own default is an SSE stream per request).
+      enableJsonResponse: !sse,
       onsessioninitialized: (sessionId: string) => {
         sessions.set(sessionId, transport);
       },
@@ -56,7 +59,7 @@ if (argv.includes("--stdio")) {
 } else {
   installGcHook();
   const handler = argv.includes("--legacy-sessions")
-    ? await legacySessions()
+    ? await legacySessions(argv.includes("--sse"))
     : createMcpHandler(() => createEchoServer(), {
         responseMode: argv.includes("--sse") ? "sse" : "json",
       }).fetch;

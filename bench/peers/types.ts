@@ -1,4 +1,6 @@
 export type Era = "modern" | "legacy";
+/** A client's era: "auto" is mcpwire's own probe (server/discover, then initialize). */
+export type ClientEra = Era | "auto";
 
 /** How to launch a stdio server (or an HTTP server that prints `listening <url>`). */
 export interface ServerCommand {

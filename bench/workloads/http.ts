@@ -104,3 +104,45 @@ export async function legacySessions(
     poster.close();
   }
 }
+
+/**
+ * Live heap over a long legacy run: `requests` echo calls at `concurrency`, with the server's
+ * heap read after a full GC every `readEvery` requests (the first reading after a warm-up of
+ * `readEvery` requests). A server that keeps nothing per request reads flat; the swing is the
+ * spread of the readings, the growth the last minus the first.
+ */
+export async function legacyHeap(
+  client: BenchClient,
+  concurrency: number,
+  requests: number,
+  readEvery: number,
+  /** Full GC in the server; resolves with its heap in use afterwards (bytes). */
+  collectGarbage: () => Promise<number>,
+): Promise<Metrics> {
+  const batch = async (count: number) => {
+    let next = 0;
+    const lane = async () => {
+      while (next < count) {
+        const text = `heap ${next++}`;
+        const echoed = await client.echo(text);
+        if (echoed !== text) throw new Error(`echo mismatch: ${echoed} for ${text}`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, lane));
+  };
+  await batch(readEvery);
+  const readings = [await collectGarbage()];
+  const started = performance.now();
+  for (let done = 0; done < requests; done += readEvery) {
+    await batch(Math.min(readEvery, requests - done));
+    readings.push(await collectGarbage());
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const mib = readings.map((bytes) => bytes / 1024 / 1024);
+  return {
+    heapSwingMiB: Math.max(...mib) - Math.min(...mib),
+    heapGrowthMiB: mib[mib.length - 1]! - mib[0]!,
+    heapMiB: mib[mib.length - 1]!,
+    reqPerSec: requests / seconds,
+  };
+}
