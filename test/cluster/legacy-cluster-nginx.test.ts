@@ -42,6 +42,13 @@ function askingInstance(requestId: unknown): string {
   return text.slice(0, text.indexOf("."));
 }
 
+/** Reconnecting soon and often enough to reach a live instance while one is dying. */
+const RECONNECT = {
+  initialReconnectionDelay: 200,
+  maxReconnectionDelay: 1_000,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: 10,
+};
 const FORM = { username: "ada", email: "ada@example.com" };
 const SAMPLED = { role: "assistant", content: { type: "text", text: "hello" }, model: "test" };
 
@@ -109,9 +116,10 @@ describe("legacy sessions on a three-instance cluster behind nginx", { timeout: 
     });
   }
 
-  it("a stream whose instance is SIGKILLed is resumed elsewhere: the error reply, every event once", async () => {
+  /** SDK `connect` calls a tool whose question comes back after its asking instance died. */
+  const killAsking = async (connect: typeof connectV1) => {
     const asked: string[] = [];
-    const client = await connectV1(endpoint, async (requestId) => {
+    const client = await connect(endpoint, async (requestId) => {
       const id = askingInstance(requestId);
       asked.push(id);
       // The instance asking dies before the answer: its stream breaks mid-call.
@@ -125,18 +133,23 @@ describe("legacy sessions on a three-instance cluster behind nginx", { timeout: 
         (error: { code?: number; message?: string }) =>
           error.code === -32603 && String(error.message).includes(RESTARTED_BEFORE_REPLY),
       );
-      // The elicitation went out once: the resumption replayed nothing twice.
+      // The question went out once: the resumption replayed nothing twice.
       assert.equal(asked.length, 1);
     } finally {
       await client.close();
     }
-  });
+  };
+
+  it("SDK v1: a stream whose instance is SIGKILLed, resumed elsewhere, ends with the error reply once", () =>
+    killAsking(connectV1));
 
   it("passes the conformance suite again with one instance dead", async () => {
     assert.equal(killed.size, 1);
     const { code, output } = await conformance(endpoint, "2025-11-25");
     assert.equal(code, 0, output);
   });
+
+  it("SDK v2: the same, with two instances left", () => killAsking(connectV2));
 });
 
 interface SdkClient {
@@ -163,14 +176,7 @@ async function connectV1(url: string, onAsk: OnAsk): Promise<SdkClient> {
     await onAsk(extra.requestId);
     return SAMPLED as never;
   });
-  const transport = new TransportV1(new URL(url), {
-    reconnectionOptions: {
-      initialReconnectionDelay: 200,
-      maxReconnectionDelay: 1_000,
-      reconnectionDelayGrowFactor: 1.5,
-      maxRetries: 10,
-    },
-  });
+  const transport = new TransportV1(new URL(url), { reconnectionOptions: RECONNECT });
   await client.connect(transport);
   return client as unknown as SdkClient;
 }
@@ -188,6 +194,6 @@ async function connectV2(url: string, onAsk: OnAsk): Promise<SdkClient> {
     await onAsk(context.mcpReq.id);
     return SAMPLED as never;
   });
-  await client.connect(new TransportV2(new URL(url)));
+  await client.connect(new TransportV2(new URL(url), { reconnectionOptions: RECONNECT }));
   return client as unknown as SdkClient;
 }
