@@ -300,6 +300,25 @@ for (const kind of ["in memory", "on Redis"] as const) {
       }
     });
 
+    it("a made-up cursor gets a fresh standalone stream and leaves nothing in the store", async () => {
+      const cluster = await startCluster(["a", "b"]);
+      try {
+        // One session per cursor: a standalone stream, a request stream, neither ever written.
+        for (const cursor of ["zz.gAAAAAAAAAAAA:3", "a.rAAAAAAAAAAAA:1"]) {
+          const raw = new RawSession(cluster.instance("a").url);
+          await raw.open();
+          const stream = new SseEvents(await cluster.at(raw, "b").get(cursor));
+          const priming = await stream.next();
+          assert.equal(priming?.message, undefined);
+          assert.match(String(priming?.id), /^b\.g/);
+          await stream.cancel();
+          assert.equal(await cluster.state.streamCount(raw.sessionId!), 0);
+        }
+      } finally {
+        await cluster.close();
+      }
+    });
+
     it("a killed mid-request: the stream resumed on b ends with the error reply", async () => {
       const cluster = await startCluster(["a", "b", "c"]);
       try {

@@ -165,6 +165,9 @@ export class ClusterSessionLink {
     const elsewhere = parsed.owner !== this.context.instanceId;
     const ownerAlive = elsewhere && (await leases.alive(parsed.owner));
     if (parsed.standalone) {
+      // Only a stream the store knows (a cursor is the client's word): nothing is written
+      // for a made-up one, which gets a fresh standalone stream instead.
+      if (!(await events.eventsAfter(sessionId, streamId, afterSeq))) return undefined;
       const { signal, done } = this.follow();
       if (ownerAlive) {
         void this.context.publish({ kind: "takeover", session: sessionId, stream: streamId });
