@@ -2,7 +2,8 @@
  * Serves the web-standard handler on node:http: request bodies stream in (the handler enforces
  * the size limit as it reads), responses stream out with backpressure, and a client that goes
  * away aborts its request. Modern POSTs to a handler made by createHttpHandler take the fast
- * path (node-fast-path.ts): same checks and answers, no web Request/Response in between.
+ * path (node-fast-path.ts), and so do legacy session POSTs: same checks and answers, no web
+ * Request/Response in between.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -51,14 +52,11 @@ export function createNodeListener(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const path = options.path ?? "/mcp";
   const origin = options.origin ?? "http://localhost";
-  // A legacy-only server would hand every POST on to the web core's legacy handler anyway.
-  const endpoint = endpointOf(handler);
-  const fast = endpoint?.server.modernEnabled ? endpoint : undefined;
+  const fast = endpointOf(handler);
   return (req, res) => {
-    const headers = fast ? new RawHeaders(req.rawHeaders) : undefined;
     const serving =
-      fast && headers && takesFastPath(req, path, headers)
-        ? serveFastPost(fast, req, res, headers, origin)
+      fast && takesFastPath(req, path)
+        ? serveFastPost(fast, req, res, new RawHeaders(req.rawHeaders), origin)
         : serveOne(handler, req, res, path, origin);
     void serving.catch((error) => {
       if (!res.headersSent) {

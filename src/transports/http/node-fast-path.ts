@@ -1,9 +1,10 @@
 /**
- * The node:http fast path for the hot case, a modern POST (no Mcp-Session-Id): the endpoint's
- * checks run on a view of node's raw headers, the body is read into a Buffer under the size
- * limit, and the answer (JSON, or SSE with res.write) goes straight to the ServerResponse. No
- * undici Request/Response, web stream or extra AbortSignal is built per request. Everything
- * else (GET, DELETE, OPTIONS, legacy sessions, the HTTP+SSE paths) takes the web-standard core.
+ * The node:http fast path for the hot cases, POSTs to the endpoint: modern requests, and the
+ * messages of legacy sessions (Mcp-Session-Id). The endpoint's checks run on a view of node's
+ * raw headers, the body is read into a Buffer under the size limit, and the answer (JSON, or
+ * SSE with res.write) goes straight to the ServerResponse. No undici Request/Response, web
+ * stream or extra AbortSignal is built per request. Everything else (GET, DELETE, OPTIONS, a
+ * legacy initialize, the HTTP+SSE paths) takes the web-standard core.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseMessage } from "../../jsonrpc/classify.js";
@@ -12,11 +13,12 @@ import type { MessageContext } from "../transport.js";
 import { type HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import type { EventSink, PlainReply, ReplySink } from "./exchange.js";
 import { HEADER, type HeaderSource } from "./headers.js";
+import { NodeEventStream } from "./node-event-stream.js";
+import { NodePostTarget } from "./node-legacy.js";
 import { flatHeaders, writePlain, writeResponse } from "./node-response.js";
 import type { GuardedRequest } from "./resource-guard.js";
 import type { HeaderPairs, RequestView } from "./security.js";
 import { withHeaders } from "./server.js";
-import { SSE_KEEP_ALIVE } from "./sse.js";
 
 /**
  * node's raw header list read like a web `Headers`: names compared case-insensitively, repeated
@@ -102,13 +104,12 @@ class NodeRequestView implements RequestView, GuardedRequest {
   }
 }
 
-/** Whether the fast path serves this request: a POST to the endpoint without a legacy session. */
-export function takesFastPath(req: IncomingMessage, path: string, headers: RawHeaders): boolean {
+/** Whether the fast path serves this request: a POST to the endpoint (either era). */
+export function takesFastPath(req: IncomingMessage, path: string): boolean {
   if (req.method !== "POST") return false;
   const url = req.url ?? "/";
   // Anything but the plain path (with or without a query) is left to the core's URL parsing.
-  if (url !== path && !(url.startsWith(path) && url.charCodeAt(path.length) === 0x3f)) return false;
-  return headers.get(HEADER.sessionId) === null;
+  return url === path || (url.startsWith(path) && url.charCodeAt(path.length) === 0x3f);
 }
 
 /** The transport facts of one request; the Headers copy is only built if someone reads it. */
@@ -168,85 +169,6 @@ function readBody(
     req.on("error", onGone);
     req.on("close", onGone);
   });
-}
-
-/** What writeText returns when there is nothing to wait for (one promise, not one per write). */
-const RESOLVED: Promise<void> = Promise.resolve();
-
-/**
- * SSE written straight to the response. Text written in one go (an event and the final reply,
- * say) leaves in one socket write, with the headers if they have not gone yet; otherwise the
- * headers are sent on the next turn of the event loop, so a stream opens at once.
- */
-class NodeEventStream implements EventSink {
-  private readonly res: ServerResponse;
-  private pending = "";
-  /** Whether anything (and so the headers) has gone to the socket. */
-  private started = false;
-  private ended = false;
-  private drained: Promise<void> | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
-
-  constructor(res: ServerResponse, keepAliveMs: number) {
-    this.res = res;
-    // On the next turn of the event loop, a stream still open sends its headers (if nothing
-    // has gone yet) and starts its keep-alive timer. A reply that comes at once, the usual
-    // case, has ended the stream by then: no timer is made for it.
-    setImmediate(() => {
-      if (this.ended || res.destroyed) return;
-      if (!this.started) {
-        this.started = true;
-        res.flushHeaders();
-      }
-      if (keepAliveMs > 0) {
-        this.keepAlive = setInterval(() => void this.writeText(SSE_KEEP_ALIVE), keepAliveMs);
-        this.keepAlive.unref();
-      }
-    });
-  }
-
-  /** Text not yet flushed plus what the response and its socket still buffer. */
-  get backlog(): number {
-    if (this.ended) return 0;
-    return this.pending.length + this.res.writableLength;
-  }
-
-  writeText(text: string): Promise<void> {
-    if (this.ended || this.res.destroyed) return RESOLVED;
-    if (this.pending === "") queueMicrotask(() => this.flush());
-    this.pending += text;
-    return this.drained ?? RESOLVED;
-  }
-
-  end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    clearInterval(this.keepAlive);
-    const text = this.pending;
-    this.pending = "";
-    if (!this.res.destroyed) {
-      if (text === "") this.res.end();
-      else this.res.end(text);
-    }
-  }
-
-  private flush(): void {
-    const text = this.pending;
-    this.pending = "";
-    if (text === "" || this.ended || this.res.destroyed) return;
-    this.started = true;
-    if (this.res.write(text) || this.drained) return;
-    this.drained = new Promise((resolve) => {
-      const settle = () => {
-        this.res.off("drain", settle);
-        this.res.off("close", settle);
-        this.drained = undefined;
-        resolve();
-      };
-      this.res.on("drain", settle);
-      this.res.on("close", settle);
-    });
-  }
 }
 
 /** Where an exchange's answer goes on the fast path: the ServerResponse itself. */
@@ -331,6 +253,23 @@ export async function serveFastPost(
       return await writeResponse(withHeaders(forbidden, pairsToHeaders(base)), req, res, false);
     }
     if (endpoint.wantsLegacy(headers, message)) {
+      const sessionId = headers.get(HEADER.sessionId);
+      if (sessionId !== null) {
+        // A message of a session: no web Request, the answer written here (node-legacy.ts).
+        const context = new NodeMessageContext(headers, principal);
+        const target = (pairs: HeaderPairs) => new NodePostTarget(req, res, pairs);
+        let outcome = endpoint.legacy!.postInSession(
+          sessionId,
+          message,
+          headers,
+          context,
+          base,
+          target,
+        );
+        if (outcome instanceof Promise) outcome = await outcome;
+        if (outcome) await writeResponse(outcome, req, res, false);
+        return;
+      }
       const request = { request: view.toRequest(), base: pairsToHeaders(base), principal };
       return await writeResponse(await endpoint.legacy!.post(request, message), req, res, false);
     }

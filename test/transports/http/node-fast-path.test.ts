@@ -281,3 +281,153 @@ describe("node:http fast path: limits and disconnects", () => {
     }
   });
 });
+
+/** A raw legacy POST in a session; `headers` override the conforming ones (null removes one). */
+function legacyPost(
+  body: unknown,
+  sessionId: string,
+  headers: Record<string, string | null> = {},
+): string {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  const merged: Record<string, string> = {
+    Host: "localhost",
+    Connection: "close",
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "Mcp-Session-Id": sessionId,
+    "MCP-Protocol-Version": "2025-11-25",
+    "Content-Length": String(Buffer.byteLength(text)),
+  };
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  const lines = Object.entries(merged).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `POST /mcp HTTP/1.1\r\n${lines.join("")}\r\n${text}`;
+}
+
+/** Opens a legacy session through a door (initialize, then initialized); its id. */
+async function openLegacySession(port: number): Promise<string> {
+  const headers = { "MCP-Protocol-Version": null, "Mcp-Method": null };
+  const raw = await rawExchange(port, rawPost(legacyInitialize, headers));
+  assert.equal(normalise(raw).head[0], "HTTP/1.1 200 OK");
+  const id = /^mcp-session-id: (.+)$/im.exec(raw.toString("latin1"))?.[1]?.trim();
+  assert.ok(id, "initialize names a session");
+  const initialized = normalise(
+    await rawExchange(
+      port,
+      legacyPost({ jsonrpc: "2.0", method: "notifications/initialized" }, id),
+    ),
+  );
+  assert.equal(initialized.head[0], "HTTP/1.1 202 Accepted");
+  return id;
+}
+
+/** SSE event ids name a random stream: that an id is there and its sequence number matter. */
+function withoutStreamIds(reply: { head: string[]; body: string }) {
+  return { head: reply.head, body: reply.body.replace(/^id: [^:\n]+:/gm, "id: <stream>:") };
+}
+
+const legacyCall = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+describe("node:http fast path: legacy session POSTs answer as the web-standard core does", () => {
+  let doors: Doors;
+  let session: string;
+  let served: number;
+  before(async () => {
+    doors = await openDoors({ maxBodyBytes: 2048, cors: true });
+    session = await openLegacySession(doors.webPort);
+    // Counted, not replaced: the fast path's own entry into the legacy handler.
+    const legacy = endpointOf(doors.handler)!.legacy!;
+    const postInSession = legacy.postInSession.bind(legacy);
+    served = 0;
+    legacy.postInSession = (...args) => {
+      served++;
+      return postInSession(...args);
+    };
+  });
+  after(() => doors.close());
+
+  const cases: Record<string, () => string> = {
+    "a tool call": () => legacyPost(legacyCall(7, "echo", { text: "hé" }), session),
+    "a tool call without MCP-Protocol-Version": () =>
+      legacyPost(legacyCall(8, "echo", { text: "x" }), session, { "MCP-Protocol-Version": null }),
+    "an unknown tool (200, error result)": () => legacyPost(legacyCall(9, "nope"), session),
+    "an unknown method (200, -32601)": () =>
+      legacyPost({ jsonrpc: "2.0", id: 10, method: "nope/nothing" }, session),
+    "a notification (202)": () =>
+      legacyPost({ jsonrpc: "2.0", method: "notifications/roots/list_changed" }, session),
+    "an unknown session (404)": () => legacyPost(legacyCall(11, "echo"), "not-a-session"),
+    "an empty session id (400)": () => legacyPost(legacyCall(12, "echo"), " "),
+    "an unsupported version (400)": () =>
+      legacyPost(legacyCall(13, "echo"), session, { "MCP-Protocol-Version": "2099-01-01" }),
+    "a version other than the negotiated one (400)": () =>
+      legacyPost(legacyCall(14, "echo"), session, { "MCP-Protocol-Version": "2025-03-26" }),
+    "a second initialize in the session (400)": () =>
+      legacyPost(legacyInitialize, session, { "MCP-Protocol-Version": null }),
+    "malformed JSON (400, -32700)": () => legacyPost('{"jsonrpc": "2.0", "id": 1,', session),
+    "a text/plain body (415)": () =>
+      legacyPost(legacyCall(15, "echo"), session, { "Content-Type": "text/plain" }),
+    "a foreign Host (403)": () =>
+      legacyPost(legacyCall(16, "echo"), session, { Host: "evil.example" }),
+    "a foreign Origin (403)": () =>
+      legacyPost(legacyCall(17, "echo"), session, { Origin: "https://evil.example" }),
+    "a loopback Origin (CORS headers)": () =>
+      legacyPost(legacyCall(18, "echo", { text: "c" }), session, {
+        Origin: "http://localhost:5173",
+      }),
+    "progress makes an SSE stream with event ids": () =>
+      legacyPost(
+        {
+          ...legacyCall(19, "steps"),
+          params: { name: "steps", arguments: {}, _meta: { progressToken: 1 } },
+        },
+        session,
+      ),
+  };
+
+  for (const [label, text] of Object.entries(cases)) {
+    it(label, async () => {
+      const before = served;
+      const fast = withoutStreamIds(normalise(await rawExchange(doors.fastPort, text())));
+      const web = withoutStreamIds(normalise(await rawExchange(doors.webPort, text())));
+      assert.deepEqual(fast, web);
+      const expected = /\((\d{3})/.exec(label)?.[1] ?? "200";
+      assert.match(fast.head[0]!, new RegExp(`^HTTP/1\\.1 ${expected} `));
+      // Refused before the body is read (Host, Origin, media type, JSON): not the handler's.
+      const reachesHandler = !/\((403|415)\)|-32700/.test(label);
+      assert.equal(served - before, reachesHandler ? 1 : 0, "served by the fast path");
+    });
+  }
+
+  it("a stream written by the fast path resumes with Last-Event-ID from the web core", async () => {
+    const body = {
+      ...legacyCall(20, "steps"),
+      params: { name: "steps", arguments: {}, _meta: { progressToken: 2 } },
+    };
+    const first = normalise(await rawExchange(doors.fastPort, legacyPost(body, session)));
+    const ids = [...first.body.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!);
+    assert.ok(ids.length >= 3, `priming, progress and reply events carry ids: ${first.body}`);
+    const resume = [
+      "GET /mcp HTTP/1.1",
+      "Host: localhost",
+      "Connection: close",
+      "Accept: text/event-stream",
+      `Mcp-Session-Id: ${session}`,
+      "MCP-Protocol-Version: 2025-11-25",
+      `Last-Event-ID: ${ids[1]}`,
+      "",
+      "",
+    ].join("\r\n");
+    const resumed = normalise(await rawExchange(doors.fastPort, resume));
+    assert.equal(resumed.head[0], "HTTP/1.1 200 OK");
+    const replayed = [...resumed.body.matchAll(/^id: (.+)$/gm)].map((match) => match[1]!);
+    assert.deepEqual(replayed, ids.slice(2), "exactly the events after the cursor");
+    assert.match(resumed.body, /"result"/);
+  });
+});

@@ -7,7 +7,8 @@ import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
 import type { McpServer } from "../../../server/mcp-server.js";
 import type { MessageContext } from "../../transport.js";
-import { HEADER } from "../headers.js";
+import { HEADER, type HeaderSource } from "../headers.js";
+import type { HeaderPairs } from "../security.js";
 import type { ClusterMessage } from "./cluster.js";
 import { ClusterMember } from "./cluster-member.js";
 import { type EventStore, InMemoryEventStore } from "./event-store.js";
@@ -24,6 +25,7 @@ import { principalKey, type SessionRecordStore } from "./session-records.js";
 import { InMemorySessionStore, type SessionStore } from "./session-store.js";
 import { SessionTable } from "./session-table.js";
 import { type LegacyResponseMode, PostReply } from "./session-transport.js";
+import { type PostTarget, WebPostTarget } from "./stream-target.js";
 
 export type { LegacyOptions } from "./legacy-options.js";
 
@@ -120,37 +122,86 @@ export class LegacyHandler {
       const owner = this.options.sessionOwner?.(request, principal);
       return this.initialize(message, base, principal, owner);
     }
-
     const found = await this.lookup(sessionId, principal, base);
     if (found instanceof Response) return found;
-    const session = found;
-    const headers = session.headersFor(base);
-    if (isInitialize) {
+    const headers = found.headersFor(base);
+    let target: WebPostTarget | undefined;
+    const context: MessageContext = { headers: request.headers, principal };
+    const answered = this.inSession(found, message, request.headers, context, headers, () => {
+      target = new WebPostTarget(headers);
+      return target;
+    });
+    return answered ?? target!.response;
+  }
+
+  /**
+   * A POST naming a session, from the node:http fast path: no web Request, and the answer goes
+   * to `target` (made with the response's headers). Returns a Response to write instead (an
+   * error, 202 for a notification), or undefined once the request is the session's. Same checks
+   * and answers as `post`; the lookup only waits when the session must be rebuilt (a record
+   * store, a cluster), so a session held here is served without a pause.
+   */
+  postInSession(
+    sessionId: string,
+    message: JsonRpcMessage,
+    requestHeaders: HeaderSource,
+    context: MessageContext,
+    base: HeaderPairs,
+    target: (headers: HeaderPairs) => PostTarget,
+  ): Response | undefined | Promise<Response | undefined> {
+    const found = this.lookup(sessionId, context.principal, base);
+    const serve = (session: LegacySession | Response) => {
+      if (session instanceof Response) return session;
+      const headers = session.pairsFor(base);
+      return this.inSession(session, message, requestHeaders, context, headers, () =>
+        target(headers),
+      );
+    };
+    return found instanceof Promise ? found.then(serve) : serve(found);
+  }
+
+  /**
+   * A message for a session found: a Response when it is answered at once, or undefined when
+   * a request went to the session, whose answer goes to the target `makeTarget` gives.
+   */
+  private inSession(
+    session: LegacySession,
+    message: JsonRpcMessage,
+    requestHeaders: HeaderSource,
+    context: MessageContext,
+    headers: Headers | HeaderPairs,
+    makeTarget: () => PostTarget,
+  ): Response | Promise<Response> | undefined {
+    if ("method" in message && "id" in message && message.method === "initialize") {
       // A live session's version and capabilities are settled: a second initialize would
       // renegotiate them under the client's feet (a downgrade, capabilities swapped). The
       // session stays exactly as it was; a client that wants new terms opens a new session.
       return errorResponse(
-        "id" in message ? message.id : null,
+        message.id,
         `Bad Request: this session is already initialized (${session.protocolVersion ?? "initializing"}); send initialize without ${HEADER.sessionId} to open a new session`,
         400,
         headers,
       );
     }
-    const versionProblem = this.checkVersion(request.headers, session);
+    const versionProblem = this.checkVersion(requestHeaders, session);
     if (versionProblem) return errorResponse(null, versionProblem, 400, headers);
 
-    const context: MessageContext = { headers: request.headers, principal };
     if (!("method" in message) || !("id" in message)) {
       // Notifications and the client's answers to server requests (also while shutting down:
       // a request finishing in its grace period may be waiting for one). In a cluster, a
       // change of the shared state is stored before the client hears it was taken.
       const stored = session.deliver(message, context);
-      if (stored) await stored;
-      // `initialized` turns a half-open session into a full one.
-      if ("method" in message && message.method === "notifications/initialized") {
-        this.table.used(session);
-      }
-      return new Response(null, { status: 202, headers });
+      const accepted = () => {
+        // `initialized` turns a half-open session into a full one.
+        if ("method" in message && message.method === "notifications/initialized") {
+          this.table.used(session);
+        }
+        return new Response(null, {
+          status: 202,
+          headers: headers as Headers | [string, string][],
+        });
+      };
+      return stored ? stored.then(accepted) : accepted();
     }
     if (this.closing) return restarting(message.id, headers);
     if (session.transport.has(message.id)) {
@@ -161,9 +212,9 @@ export class LegacyHandler {
         headers,
       );
     }
-    const reply = this.newReply(session, message.id, message.method, message.params, headers);
+    const reply = this.newReply(session, message.id, message.method, message.params, makeTarget());
     session.transport.deliverRequest(message, reply, context);
-    return reply.response;
+    return undefined;
   }
 
   /** GET: the standalone stream, or the resumption of any stream of the session. */
@@ -261,14 +312,15 @@ export class LegacyHandler {
     this.sessions.set(session.id, session);
     this.table.add(session);
     // The initialize answer is plain JSON: nothing is related to it yet, and no polling.
-    const reply = new PostReply("initialize", session, {
-      requestId: message.id,
-      mode: "auto",
-      disconnectAfterPriming: false,
-      baseHeaders: session.headersFor(base),
-    });
+    const target = new WebPostTarget(session.headersFor(base));
+    const reply = new PostReply(
+      "initialize",
+      session,
+      { requestId: message.id, mode: "auto", disconnectAfterPriming: false },
+      target,
+    );
     session.transport.deliverRequest(message, reply, { principal });
-    const response = await reply.response;
+    const response = await target.response;
     if (session.protocolVersion !== undefined && !(await session.stateStored())) {
       // No other instance could find it: no session rather than half of one.
       await response.body?.cancel();
@@ -295,29 +347,29 @@ export class LegacyHandler {
     requestId: JsonRpcId,
     method: string,
     params: unknown,
-    headers: Headers,
+    target: PostTarget,
   ): PostReply {
     const poll = this.options.disconnectAfterPriming;
     const disconnect =
       typeof poll === "function" ? poll(method, params) : poll === true && method !== "initialize";
-    return new PostReply(method, session, {
+    const options = {
       requestId,
       mode: this.settings.responseMode,
       // Without a priming event there is no cursor to resume from.
       disconnectAfterPriming: disconnect && (session.protocolVersion ?? "") >= "2025-11-25",
-      baseHeaders: headers,
-    });
+    };
+    return new PostReply(method, session, options, target);
   }
 
   /**
    * The session a request names (rebuilt from its record when this process does not hold it),
-   * or the response to send instead.
+   * or the response to send instead. Synchronous unless a rebuild is needed.
    */
-  private async lookup(
+  private lookup(
     sessionId: string | null,
     principal: unknown,
-    base: Headers,
-  ): Promise<LegacySession | Response> {
+    base: Headers | HeaderPairs,
+  ): LegacySession | Response | Promise<LegacySession | Response> {
     if (sessionId === null || sessionId.trim() === "") {
       return errorResponse(null, `Bad Request: ${HEADER.sessionId} header is required`, 400, base);
     }
@@ -330,14 +382,31 @@ export class LegacyHandler {
       session = undefined;
     }
     if (!session && this.closing && this.member) return restarting(null, base);
-    if (!session && !this.closing) {
-      try {
-        session = await this.rebuild(id, principal);
-      } catch (error) {
-        this.server.reportError(error instanceof Error ? error : new Error(String(error)));
-        return errorResponse(null, "Service Unavailable: session state is unreachable", 503, base);
-      }
+    if (!session && !this.closing) return this.lookupRebuilt(id, principal, base);
+    return this.admit(session, principal, base);
+  }
+
+  private async lookupRebuilt(
+    id: string,
+    principal: unknown,
+    base: Headers | HeaderPairs,
+  ): Promise<LegacySession | Response> {
+    let session: LegacySession | undefined;
+    try {
+      session = await this.rebuild(id, principal);
+    } catch (error) {
+      this.server.reportError(error instanceof Error ? error : new Error(String(error)));
+      return errorResponse(null, "Service Unavailable: session state is unreachable", 503, base);
     }
+    return this.admit(session, principal, base);
+  }
+
+  /** A session found (or not) for this principal: in use now, or the 404 to send. */
+  private admit(
+    session: LegacySession | undefined,
+    principal: unknown,
+    base: Headers | HeaderPairs,
+  ): LegacySession | Response {
     if (!session || session.closed || this.expired(session)) {
       if (session) void this.end(session);
       return errorResponse(null, "Session not found", 404, base);
@@ -410,7 +479,7 @@ export class LegacyHandler {
     session.heard(message);
   }
 
-  private checkVersion(headers: Headers, session: LegacySession): string | undefined {
+  private checkVersion(headers: HeaderSource, session: LegacySession): string | undefined {
     const raw = headers.get(HEADER.protocolVersion);
     const version = raw === null ? ASSUMED_LEGACY_VERSION : raw.trim();
     if (raw === null) return undefined;

@@ -4,7 +4,8 @@
  */
 import { ErrorCode } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../../jsonrpc/types.js";
-import { jsonResponse } from "../exchange.js";
+import { jsonReply, toResponse } from "../exchange.js";
+import type { HeaderPairs } from "../security.js";
 
 /**
  * The reply to a request still running when its process died (kill -9, or a grace period that
@@ -27,8 +28,8 @@ export function samePrincipal(a: unknown, b: unknown): boolean {
  * A request while shutting down for a restart: the client should come back shortly, on a new
  * connection (this one would lead back to the process that is going away).
  */
-export function restarting(id: JsonRpcId | null, headers: Headers): Response {
-  const withRetry = new Headers(headers);
+export function restarting(id: JsonRpcId | null, headers: Headers | HeaderPairs): Response {
+  const withRetry = new Headers(headers as Headers | [string, string][]);
   withRetry.set("Retry-After", "1");
   withRetry.set("Connection", "close");
   return errorResponse(id, "Service Unavailable: the server is restarting", 503, withRetry);
@@ -38,14 +39,15 @@ export function conflict(headers: Headers): Response {
   return errorResponse(null, "Conflict: this stream is already connected", 409, headers);
 }
 
+/** `headers`: a web Headers, or the pairs of the node:http fast path. */
 export function errorResponse(
   id: JsonRpcId | null,
   message: string,
   status: number,
-  headers: Headers,
+  headers: Headers | HeaderPairs,
 ): Response {
   const error = { code: ErrorCode.InvalidRequest, message };
-  return jsonResponse({ jsonrpc: "2.0", id, error }, status, headers);
+  return toResponse(jsonReply({ jsonrpc: "2.0", id, error }, status, [...headers]));
 }
 
 export function acceptsEventStream(accept: string | null): boolean {

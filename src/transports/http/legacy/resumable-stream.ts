@@ -6,8 +6,18 @@
  * the events after its cursor, then the live rest.
  */
 import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
-import { formatPrimingEvent, SseStream } from "../sse.js";
+import type { EventSink } from "../exchange.js";
+import { formatPrimingEvent, formatSseEvent } from "../sse.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
+import { WebStreamTarget } from "./stream-target.js";
+
+/**
+ * Where a connection of the stream goes: a 200 SSE answer is opened, and `onGone` is called if
+ * its client leaves before the stream ends it (a web Response body, or a node:http response).
+ */
+export interface StreamTarget {
+  stream(keepAliveMs: number, onGone: () => void): EventSink;
+}
 
 export interface ResumableStreamOptions {
   sessionId: string;
@@ -44,7 +54,7 @@ export class ResumableStream {
   readonly requestId: JsonRpcId | undefined;
   private readonly options: ResumableStreamOptions;
   private seq = 0;
-  private connection: SseStream | undefined;
+  private connection: EventSink | undefined;
   /** Set while a resumed connection replays; live writes wait here meanwhile. */
   private pending: StoredEvent[] | undefined;
   private ended = false;
@@ -67,13 +77,19 @@ export class ResumableStream {
     return this.ended;
   }
 
-  /** The first connection: a priming event (id and retry, empty data) opens it. */
+  /** The first connection as a web Response: a priming event (id and retry, empty data) opens it. */
   open(headers: Headers): Response {
-    const connection = this.attach();
+    const target = new WebStreamTarget(headers);
+    this.openOn(target);
+    return target.opened!;
+  }
+
+  /** The first connection, wherever `target` puts it (see open). */
+  openOn(target: StreamTarget): void {
+    const connection = this.attach(target);
     if (this.options.priming) {
       void connection.writeText(formatPrimingEvent(`${this.id}:0`, this.options.retryMs));
     }
-    return this.responseFor(connection, headers);
   }
 
   /**
@@ -81,10 +97,11 @@ export class ResumableStream {
    * (or ends, when the stream already has). The caller checked that nothing else is connected.
    */
   async resume(afterSeq: number, headers: Headers): Promise<Response> {
-    const connection = this.attach();
+    const target = new WebStreamTarget(headers);
+    const connection = this.attach(target);
     const pending: StoredEvent[] = [];
     this.pending = pending;
-    const response = this.responseFor(connection, headers);
+    const response = target.opened!;
     try {
       // Writes already handed to the store must be in it before we ask.
       await this.written;
@@ -114,10 +131,11 @@ export class ResumableStream {
     headers: Headers,
     prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
   ): Response {
-    const connection = this.attach();
+    const target = new WebStreamTarget(headers);
+    const connection = this.attach(target);
     const pending: StoredEvent[] = [];
     this.pending = pending;
-    const response = this.responseFor(connection, headers);
+    const response = target.opened!;
     void prelude((message, id) => this.send(connection, message, id))
       .catch(() => {})
       .finally(() => {
@@ -175,27 +193,29 @@ export class ResumableStream {
   }
 
   /** Writes one event, unless the connection's client is too far behind: then it closes. */
-  private send(connection: SseStream, message: JsonRpcMessage, id: string): Promise<void> {
+  private send(connection: EventSink, message: JsonRpcMessage, id: string): Promise<void> {
     const backlog = connection.backlog;
-    if (backlog <= this.options.maxBacklogBytes) return connection.write(message, id);
+    if (backlog <= this.options.maxBacklogBytes) {
+      return connection.writeText(formatSseEvent(message, id));
+    }
     if (this.connection === connection) this.closeConnection();
     else connection.end();
     this.options.onUnread?.(backlog);
     return Promise.resolve();
   }
 
-  private attach(): SseStream {
+  private attach(target: StreamTarget): EventSink {
     this.closeConnection();
-    const connection = new SseStream({
-      keepAliveMs: this.options.keepAliveMs,
-      // A client going away is no cancellation on legacy HTTP; the stream waits for a resume.
-      onCancel: () => this.detach(connection),
+    let connection: EventSink | undefined;
+    // A client going away is no cancellation on legacy HTTP; the stream waits for a resume.
+    connection = target.stream(this.options.keepAliveMs, () => {
+      if (connection) this.detach(connection);
     });
     this.connection = connection;
     return connection;
   }
 
-  private detach(connection: SseStream): void {
+  private detach(connection: EventSink): void {
     if (this.connection !== connection) return;
     this.connection = undefined;
     this.reportIfFinished();
@@ -213,14 +233,5 @@ export class ResumableStream {
     this.connection = undefined;
     connection.end();
     this.reportIfFinished();
-  }
-
-  /** `base`: the headers of this HTTP response (CORS, Mcp-Session-Id). */
-  private responseFor(connection: SseStream, base: Headers): Response {
-    const headers = new Headers(base);
-    headers.set("Content-Type", "text/event-stream");
-    headers.set("Cache-Control", "no-cache, no-transform");
-    headers.set("X-Accel-Buffering", "no");
-    return new Response(connection.body, { status: 200, headers });
   }
 }

@@ -30,6 +30,13 @@ export class SessionTable<S extends TabledSession> {
   private readonly halfOpen = new Map<string, S>();
   private readonly open = new Map<string, S>();
   private readonly owners = new Map<string, Set<S>>();
+  /**
+   * The session last put at the end of `open` / `halfOpen`. Using it again changes no order, so
+   * it is not moved: a delete and a set per request left one busy session's Map rehashing its
+   * table in old space.
+   */
+  private newestOpen: S | undefined;
+  private newestHalfOpen: S | undefined;
 
   constructor(maxSessions: number, maxPerOwner: number) {
     this.maxSessions = maxSessions;
@@ -41,7 +48,7 @@ export class SessionTable<S extends TabledSession> {
   }
 
   add(session: S): void {
-    (session.initialized ? this.open : this.halfOpen).set(session.id, session);
+    this.file(session);
     if (session.owner === undefined) return;
     let mine = this.owners.get(session.owner);
     if (!mine) {
@@ -53,11 +60,25 @@ export class SessionTable<S extends TabledSession> {
 
   /** The session was just used: it becomes the most recently used (and may now be initialized). */
   used(session: S): void {
+    if (session === (session.initialized ? this.newestOpen : this.newestHalfOpen)) return;
     if (!this.halfOpen.delete(session.id) && !this.open.delete(session.id)) return;
-    (session.initialized ? this.open : this.halfOpen).set(session.id, session);
+    this.file(session);
+  }
+
+  /** Puts the session at the end of its list. */
+  private file(session: S): void {
+    if (session.initialized) {
+      this.open.set(session.id, session);
+      this.newestOpen = session;
+    } else {
+      this.halfOpen.set(session.id, session);
+      this.newestHalfOpen = session;
+    }
   }
 
   remove(session: S): void {
+    if (this.newestOpen === session) this.newestOpen = undefined;
+    if (this.newestHalfOpen === session) this.newestHalfOpen = undefined;
     if (this.halfOpen.get(session.id) === session) this.halfOpen.delete(session.id);
     else if (this.open.get(session.id) === session) this.open.delete(session.id);
     else return;

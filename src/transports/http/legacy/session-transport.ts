@@ -19,8 +19,8 @@ import type {
   Transport,
   TransportReceiver,
 } from "../../transport.js";
-import { jsonResponse } from "../exchange.js";
 import type { ResumableStream } from "./resumable-stream.js";
+import type { PostTarget } from "./stream-target.js";
 
 export type LegacyResponseMode = "auto" | "json" | "sse";
 
@@ -36,30 +36,26 @@ export interface PostReplyOptions {
   mode: LegacyResponseMode;
   /** Close the connection right after the priming event: the client polls and resumes. */
   disconnectAfterPriming: boolean;
-  baseHeaders: Headers;
 }
 
 /**
  * One POSTed request's HTTP answer: JSON when the reply comes first, else an SSE stream that
- * opens with the first related message (or at once, by policy).
+ * opens with the first related message (or at once, by policy). `target` is where it goes.
  */
 export class PostReply {
-  readonly response: Promise<Response>;
   readonly method: string;
   private readonly host: ReplyHost;
   private readonly options: PostReplyOptions;
+  private readonly target: PostTarget;
   private stream: ResumableStream | undefined;
-  private resolve!: (response: Response) => void;
   private answered = false;
   private done = false;
 
-  constructor(method: string, host: ReplyHost, options: PostReplyOptions) {
+  constructor(method: string, host: ReplyHost, options: PostReplyOptions, target: PostTarget) {
     this.method = method;
     this.host = host;
     this.options = options;
-    this.response = new Promise((resolve) => {
-      this.resolve = resolve;
-    });
+    this.target = target;
     if (options.mode === "sse" || options.disconnectAfterPriming) this.openStream();
   }
 
@@ -88,7 +84,7 @@ export class PostReply {
     }
     // Every reply in a session is 200, errors included: a legacy client reads 404 as "session
     // gone" and 400 as a transport failure, so -32601 must not borrow the modern 404.
-    this.answer(jsonResponse(message, 200, this.options.baseHeaders));
+    this.answer(200, message);
     return Promise.resolve();
   }
 
@@ -108,20 +104,23 @@ export class PostReply {
     if (this.done) return;
     this.done = true;
     if (this.stream) this.stream.end();
-    else this.answer(new Response(null, { status, headers: this.options.baseHeaders }));
+    else this.answer(status);
   }
 
   private openStream(): void {
     const stream = this.host.newStream(this.options.requestId);
     this.stream = stream;
-    this.answer(stream.open(this.options.baseHeaders));
+    if (!this.answered) {
+      this.answered = true;
+      stream.openOn(this.target);
+    }
     if (this.options.disconnectAfterPriming) stream.disconnect();
   }
 
-  private answer(response: Response): void {
+  private answer(status: number, message?: JsonRpcResponse): void {
     if (this.answered) return;
     this.answered = true;
-    this.resolve(response);
+    this.target.whole(status, message);
   }
 }
 

@@ -1,0 +1,86 @@
+/**
+ * SSE written straight to a node:http ServerResponse (the fast path's streams, modern and
+ * legacy alike): no web stream in between.
+ */
+import type { ServerResponse } from "node:http";
+import type { EventSink } from "./exchange.js";
+import { SSE_KEEP_ALIVE } from "./sse.js";
+
+/** What writeText returns when there is nothing to wait for (one promise, not one per write). */
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * SSE written straight to the response. Text written in one go (an event and the final reply,
+ * say) leaves in one socket write, with the headers if they have not gone yet; otherwise the
+ * headers are sent on the next turn of the event loop, so a stream opens at once.
+ */
+export class NodeEventStream implements EventSink {
+  private readonly res: ServerResponse;
+  private pending = "";
+  /** Whether anything (and so the headers) has gone to the socket. */
+  private started = false;
+  private ended = false;
+  private drained: Promise<void> | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+
+  constructor(res: ServerResponse, keepAliveMs: number) {
+    this.res = res;
+    // On the next turn of the event loop, a stream still open sends its headers (if nothing
+    // has gone yet) and starts its keep-alive timer. A reply that comes at once, the usual
+    // case, has ended the stream by then: no timer is made for it.
+    setImmediate(() => {
+      if (this.ended || res.destroyed) return;
+      if (!this.started) {
+        this.started = true;
+        res.flushHeaders();
+      }
+      if (keepAliveMs > 0) {
+        this.keepAlive = setInterval(() => void this.writeText(SSE_KEEP_ALIVE), keepAliveMs);
+        this.keepAlive.unref();
+      }
+    });
+  }
+
+  /** Text not yet flushed plus what the response and its socket still buffer. */
+  get backlog(): number {
+    if (this.ended) return 0;
+    return this.pending.length + this.res.writableLength;
+  }
+
+  writeText(text: string): Promise<void> {
+    if (this.ended || this.res.destroyed) return RESOLVED;
+    if (this.pending === "") queueMicrotask(() => this.flush());
+    this.pending += text;
+    return this.drained ?? RESOLVED;
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.keepAlive);
+    const text = this.pending;
+    this.pending = "";
+    if (!this.res.destroyed) {
+      if (text === "") this.res.end();
+      else this.res.end(text);
+    }
+  }
+
+  private flush(): void {
+    const text = this.pending;
+    this.pending = "";
+    if (text === "" || this.ended || this.res.destroyed) return;
+    this.started = true;
+    if (this.res.write(text) || this.drained) return;
+    this.drained = new Promise((resolve) => {
+      const settle = () => {
+        this.res.off("drain", settle);
+        this.res.off("close", settle);
+        this.drained = undefined;
+        resolve();
+      };
+      this.res.on("drain", settle);
+      this.res.on("close", settle);
+    });
+  }
+}
