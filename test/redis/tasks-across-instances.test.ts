@@ -23,6 +23,8 @@ describe("tasks across two instances on Redis", () => {
   const relays: RedisTaskRelay[] = [];
   const leases: RedisTaskRunners[] = [];
   const servers: McpServer[] = [];
+  /** Labels of the "wait" handlers stopped so far, in order. */
+  const stopped: string[] = [];
 
   function instance(): McpServer {
     const relay = new RedisTaskRelay(redis.client, { prefix: redis.prefix });
@@ -42,9 +44,12 @@ describe("tasks across two instances on Redis", () => {
     );
     server.tool(
       { name: "wait" },
-      (_args, context) =>
+      (args, context) =>
         new Promise((_, reject) =>
-          context.signal.addEventListener("abort", () => reject(context.signal.reason)),
+          context.signal.addEventListener("abort", () => {
+            stopped.push(String(args.label));
+            reject(context.signal.reason);
+          }),
         ),
       { task: { support: "required" } },
     );
@@ -100,6 +105,31 @@ describe("tasks across two instances on Redis", () => {
     assert.equal(running(), 0, "A's handler was stopped");
     onA.close();
     onB.close();
+  });
+
+  it("a cancel on the channel for a task the store does not show cancelled stops nothing", async () => {
+    const [a] = [instance()];
+    await Promise.all([...relays, ...leases].map((piece) => piece.ready));
+    const onA = modernClient(a);
+    const created = await onA.ok("tools/call", { name: "wait", arguments: { label: "first" } });
+    const taskId = created.taskId as string;
+    const channel = `${redis.prefix}tasks`;
+    const forged = { from: "x", message: { taskId, cancel: true } };
+    await redis.client.publish(channel, JSON.stringify(forged));
+    // A real cancel of another task, sent after the forged one and handled in the same order:
+    // once its handler has stopped, the forged cancel has been judged too.
+    const other = await onA.ok("tools/call", { name: "wait", arguments: { label: "other" } });
+    const record = (await a.tasks!.store.get(other.taskId as string))!;
+    await a.tasks!.store.compareAndSet({ ...record, status: "cancelled", version: 2 }, 1);
+    const real = { from: "x", message: { taskId: other.taskId, cancel: true } };
+    await redis.client.publish(channel, JSON.stringify(real));
+    for (let i = 0; i < 500 && !stopped.includes("other"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(stopped.includes("other"), "the real cancel stopped its task");
+    assert.ok(!stopped.includes("first"), "the forged cancel stopped nothing");
+    assert.equal((await onA.ok("tasks/get", { taskId })).status, "working");
+    onA.close();
   });
 
   it("a task whose instance died is marked failed by the next tasks/get elsewhere", async () => {
