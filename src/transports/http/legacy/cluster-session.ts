@@ -69,15 +69,18 @@ export class ClusterSessionLink {
     return this.tails.size > 0;
   }
 
-  /** The id of a new stream of this instance; a request stream is named in the store too. */
-  newStreamId(requestId: JsonRpcId | undefined): string {
+  /**
+   * The id of a new stream of this instance, and when it is registered: a request stream is
+   * named in the store (with its request) before the client hears of it.
+   */
+  newStream(requestId: JsonRpcId | undefined): { streamId: string; registered: Promise<void> } {
     const streamId = clusterStreamId(this.context.instanceId, requestId === undefined);
-    if (requestId !== undefined) {
-      const { records } = this.context.cluster;
-      const entry = { id: streamId, requestId };
-      records.setStream(this.session.id, entry, this.context.ttlMs).catch(this.context.report);
-    }
-    return streamId;
+    if (requestId === undefined) return { streamId, registered: Promise.resolve() };
+    const { records } = this.context.cluster;
+    const entry = { id: streamId, requestId };
+    const registered = records.setStream(this.session.id, entry, this.context.ttlMs);
+    registered.catch(this.context.report);
+    return { streamId, registered };
   }
 
   markEnd(streamId: string): () => Promise<void> {

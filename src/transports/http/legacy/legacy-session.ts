@@ -247,7 +247,8 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     restored?: { streamId: string; lastSeq: number },
   ): ResumableStream {
     // Random ids: a cursor from another session can never name one of ours by accident.
-    const streamId = restored?.streamId ?? this.link?.newStreamId(requestId) ?? newStreamId();
+    const shared = restored ? undefined : this.link?.newStream(requestId);
+    const streamId = restored?.streamId ?? shared?.streamId ?? newStreamId();
     const stream = new ResumableStream({
       sessionId: this.id,
       streamId,
@@ -267,6 +268,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
       priming: (this.protocolVersion ?? "") >= PRIMING_SINCE,
       initialSeq: restored?.lastSeq,
       markEnd: this.link?.markEnd(streamId),
+      registered: shared?.registered,
       // No record write here: the next one leaves the stream out, and until then a rebuild
       // finds its reply in the event store and leaves it alone (one write per stream, not two).
       onFinished: () => {

@@ -47,6 +47,13 @@ export interface ResumableStreamOptions {
    * there). Default: nothing is recorded.
    */
   markEnd?(): Promise<void>;
+  /**
+   * Set in a cluster, where the store is another process: resolves once the stream is
+   * registered there. Nothing reaches the client before it, and every event reaches the client
+   * only once it is stored, so that an instance killed at any moment never leaves a client
+   * holding a cursor the store does not know (another instance could not resume it).
+   */
+  registered?: Promise<void>;
 }
 
 export class ResumableStream {
@@ -60,12 +67,16 @@ export class ResumableStream {
   private ended = false;
   private reportedFinished = false;
   private written: Promise<void> = Promise.resolve();
+  /** Write-through (see ResumableStreamOptions.registered). */
+  private readonly durable: boolean;
 
   constructor(options: ResumableStreamOptions) {
     this.id = options.streamId;
     this.requestId = options.requestId;
     this.options = options;
     this.seq = options.initialSeq ?? 0;
+    this.durable = options.registered !== undefined;
+    if (options.registered) this.written = options.registered.catch(() => {});
   }
 
   /** True while an HTTP connection carries this stream. */
@@ -88,7 +99,10 @@ export class ResumableStream {
   openOn(target: StreamTarget): void {
     const connection = this.attach(target);
     if (this.options.priming) {
-      void connection.writeText(formatPrimingEvent(`${this.id}:0`, this.options.retryMs));
+      const priming = formatPrimingEvent(`${this.id}:0`, this.options.retryMs);
+      this.afterStored(() => {
+        if (this.connection === connection) void connection.writeText(priming);
+      });
     }
   }
 
@@ -151,6 +165,7 @@ export class ResumableStream {
     if (this.ended) return Promise.resolve();
     const seq = ++this.seq;
     const event: StoredEvent = { id: `${this.id}:${seq}`, seq, message };
+    if (this.durable) return this.writeThrough(event);
     const stored = this.options.store.append(this.options.sessionId, this.id, event);
     // Chained, so that awaiting it means every earlier append has landed too.
     this.written = this.written.then(() => stored).catch(() => {});
@@ -162,6 +177,37 @@ export class ResumableStream {
     return connection ? this.send(connection, message, event.id) : Promise.resolve();
   }
 
+  /** Durable: stored first (in order), then sent (or queued for a replay in progress). */
+  private writeThrough(event: StoredEvent): Promise<void> {
+    const { store, sessionId } = this.options;
+    let sent: Promise<void> = Promise.resolve();
+    const stored = this.written.then(() => store.append(sessionId, this.id, event));
+    // Sent even when storing failed: the client still gets it live (a resume would miss it).
+    this.written = stored.then(
+      () => this.deliver(event, (sending) => (sent = sending)),
+      () => this.deliver(event, (sending) => (sent = sending)),
+    );
+    return this.written.then(() => sent);
+  }
+
+  private deliver(event: StoredEvent, sending: (sent: Promise<void>) => void): void {
+    if (this.pending) {
+      this.pending.push(event);
+      return;
+    }
+    const connection = this.connection;
+    if (connection) sending(this.send(connection, event.message, event.id));
+  }
+
+  /** Runs `step` at once, or (durable) after every store and send before it. */
+  private afterStored(step: () => void): void {
+    if (!this.durable) {
+      step();
+      return;
+    }
+    this.written = this.written.then(step);
+  }
+
   /**
    * The stream is complete (its reply was written): the live connection ends after it.
    * `quiet`: the session is ending, so its end is not recorded (its events are going).
@@ -171,8 +217,10 @@ export class ResumableStream {
     this.ended = true;
     const { markEnd } = this.options;
     if (markEnd && !quiet) this.written = this.written.then(markEnd).catch(() => {});
-    if (!this.pending) this.closeConnection();
-    this.reportIfFinished();
+    this.afterStored(() => {
+      if (!this.pending) this.closeConnection();
+      this.reportIfFinished();
+    });
   }
 
   /**
@@ -181,10 +229,14 @@ export class ResumableStream {
    * (the spec asks for a `retry` field before such a close), to clients that know priming.
    */
   disconnect(retryMs?: number): void {
-    if (retryMs !== undefined && this.options.priming && this.connection && !this.pending) {
-      void this.connection.writeText(`retry: ${Math.max(0, Math.round(retryMs))}\n\n`);
-    }
-    this.closeConnection();
+    const connection = this.connection;
+    this.afterStored(() => {
+      if (!connection || this.connection !== connection) return;
+      if (retryMs !== undefined && this.options.priming && !this.pending) {
+        void connection.writeText(`retry: ${Math.max(0, Math.round(retryMs))}\n\n`);
+      }
+      this.closeConnection();
+    });
   }
 
   /** Resolves when every event written so far is in the store. */
