@@ -6,11 +6,24 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it, type TestContext } from "node:test";
 import { conformance } from "../helpers/conformance-run.js";
 import { type EverythingInstance, startCluster } from "../helpers/everything-instances.js";
 import { type Nginx, startNginx } from "../helpers/nginx.js";
 import { type PrivateRedis, startPrivateRedis } from "../helpers/redis.js";
+
+/**
+ * Scenarios whose probes the suite itself bounds by wall-clock time (server-stateless aborts a
+ * tools/call after 500 ms and a listen stream after 800 ms). On a machine busy with the rest of
+ * the test suite, a hop through nginx can miss that; such a run is tried once more, and only
+ * when nothing else failed.
+ */
+const CLIENT_TIMED = new Set(["server-stateless"]);
+
+/** The scenarios a run reports failing ("- server 2026-07-28: <name> fail"). */
+function failedScenarios(output: string): string[] {
+  return [...output.matchAll(/^- server \S+: (\S+) (?:fail|missing)$/gm)].map((match) => match[1]!);
+}
 
 describe("a three-instance cluster behind nginx, modern revision", { timeout: 180_000 }, () => {
   let redis: PrivateRedis;
@@ -33,17 +46,23 @@ describe("a three-instance cluster behind nginx, modern revision", { timeout: 18
     await redis?.stop();
   });
 
-  const verdict = (run: { code: number | null; output: string }) => {
+  const passes = async (t: TestContext) => {
+    let run = await conformance(`${nginx.origin}/mcp`, "2026-07-28");
+    const failed = failedScenarios(run.output);
+    if (run.code !== 0 && failed.length > 0 && failed.every((name) => CLIENT_TIMED.has(name))) {
+      t.diagnostic(`${failed.join(", ")} missed the suite's own time limits; running it again`);
+      run = await conformance(`${nginx.origin}/mcp`, "2026-07-28");
+    }
     assert.equal(run.code, 0, run.output);
     assert.match(run.output, /Verdict: OK/);
   };
 
-  it("passes the official server suite (2026-07-28) through the balancer", async () => {
-    verdict(await conformance(`${nginx.origin}/mcp`, "2026-07-28"));
+  it("passes the official server suite (2026-07-28) through the balancer", async (t) => {
+    await passes(t);
   });
 
-  it("passes it again after one instance was killed with SIGKILL", async () => {
+  it("passes it again after one instance was killed with SIGKILL", async (t) => {
     await instances[1]!.kill();
-    verdict(await conformance(`${nginx.origin}/mcp`, "2026-07-28"));
+    await passes(t);
   });
 });

@@ -149,8 +149,12 @@ describe("a three-instance modern cluster on Redis", { timeout: 120_000 }, () =>
     }
     assert.equal(heard?.params.uri, WATCHED);
     stream.close();
+    // Each instance said so in its log, once it had reconnected (on its own schedule).
     for (const instance of instances) {
       assert.match(instance.stderr(), /redis: connection lost .*reconnecting/);
+      for (let i = 0; i < 200 && !/redis: reconnected/.test(instance.stderr()); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.match(instance.stderr(), /redis: reconnected/);
     }
   });
