@@ -135,7 +135,7 @@ export class LegacyHandler {
   }
 
   /**
-   * A POST naming a session, from the node:http fast path: no web Request, and the answer goes
+   * @internal A POST naming a session, from the node:http fast path: no web Request, and the answer goes
    * to `target` (made with the response's headers). Returns a Response to write instead (an
    * error, 202 for a notification), or undefined once the request is the session's. Same checks
    * and answers as `post`; the lookup only waits when the session must be rebuilt (a record

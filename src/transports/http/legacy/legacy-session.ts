@@ -195,7 +195,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     return headers;
   }
 
-  /** headersFor as the node:http fast path keeps headers (lowercase, as they go on the wire). */
+  /** @internal headersFor as the node:http fast path keeps headers (lowercase, as on the wire). */
   pairsFor(base: HeaderPairs): HeaderPairs {
     return [...base, ["mcp-session-id", this.id]];
   }

@@ -9,15 +9,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type { EventSink } from "../exchange.js";
 import { formatPrimingEvent, formatSseEvent } from "../sse.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
-import { WebStreamTarget } from "./stream-target.js";
-
-/**
- * Where a connection of the stream goes: a 200 SSE answer is opened, and `onGone` is called if
- * its client leaves before the stream ends it (a web Response body, or a node:http response).
- */
-export interface StreamTarget {
-  stream(keepAliveMs: number, onGone: () => void): EventSink;
-}
+import { type StreamTarget, WebStreamTarget } from "./stream-target.js";
 
 export interface ResumableStreamOptions {
   sessionId: string;

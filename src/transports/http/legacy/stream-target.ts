@@ -6,8 +6,15 @@
 import type { JsonRpcResponse } from "../../../jsonrpc/types.js";
 import { type EventSink, jsonResponse } from "../exchange.js";
 import { SseStream } from "../sse.js";
-import type { StreamTarget } from "./resumable-stream.js";
 
+/**
+ * Where a connection of a resumable stream goes: a 200 SSE answer is opened, and `onGone` is
+ * called if its client leaves before the stream ends it (a web Response body, or a node:http
+ * response).
+ */
+export interface StreamTarget {
+  stream(keepAliveMs: number, onGone: () => void): EventSink;
+}
 /** Where one POSTed request's answer goes. Exactly one of `whole` and `stream` is called, once. */
 export interface PostTarget extends StreamTarget {
   /** The JSON reply with this status, or (no message) an empty answer. */
