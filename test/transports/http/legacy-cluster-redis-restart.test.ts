@@ -1,7 +1,8 @@
 /**
  * A legacy cluster whose Redis is killed and restarted mid-run (a private redis-server without
  * persistence, so it comes back empty): while it is down, sessions an instance holds keep
- * working, what needs Redis fails cleanly with 503 (nothing hangs); once it is back the
+ * working, what needs Redis (a new session, an unknown one, DELETE) fails cleanly with 503
+ * (nothing hangs); once it is back the
  * instances serve again without a restart of their own, and a session whose record was lost
  * is "not found" (404: a legacy client starts a new one), never half there.
  */
@@ -62,6 +63,10 @@ describe("a legacy cluster across a Redis restart", { timeout: 60_000 }, () => {
     const stranger = new RawSession(cluster.instance("a").url);
     stranger.sessionId = "0d6f4d2e-0000-4000-8000-000000000000";
     assert.equal((await where(stranger, 4)).status, 503);
+    // Ending it cannot be shared either: 503, not a 204 for a session that lives on elsewhere.
+    const ending = await cluster.at(raw, "b").delete();
+    assert.equal(ending.status, 503);
+    await ending.body?.cancel();
 
     await redis.restart();
     // Back without restarting the instances: a new session works across both.
