@@ -10,9 +10,10 @@ import { SSE_KEEP_ALIVE } from "./sse.js";
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
- * SSE written straight to the response. Text written in one go (an event and the final reply,
- * say) leaves in one socket write, with the headers if they have not gone yet; otherwise the
- * headers are sent on the next turn of the event loop, so a stream opens at once.
+ * SSE written straight to the response. Until the next turn of the event loop nothing goes out:
+ * what is written by then (a legacy stream's priming event, a progress event, the final reply)
+ * leaves in one socket write with the headers. Then the stream opens (headers, and whatever is
+ * waiting) and later text goes out as it is written, one write per run of the microtask queue.
  */
 export class NodeEventStream implements EventSink {
   private readonly res: ServerResponse;
@@ -25,14 +26,18 @@ export class NodeEventStream implements EventSink {
 
   constructor(res: ServerResponse, keepAliveMs: number) {
     this.res = res;
-    // On the next turn of the event loop, a stream still open sends its headers (if nothing
-    // has gone yet) and starts its keep-alive timer. A reply that comes at once, the usual
-    // case, has ended the stream by then: no timer is made for it.
+    // On the next turn of the event loop, a stream still open sends its headers with what
+    // has been written so far, and starts its keep-alive timer. A reply that comes at once,
+    // the usual case, has ended the stream by then: one write, no timer.
     setImmediate(() => {
       if (this.ended || res.destroyed) return;
       if (!this.started) {
-        this.started = true;
-        res.flushHeaders();
+        if (this.pending !== "") {
+          this.flush();
+        } else {
+          this.started = true;
+          res.flushHeaders();
+        }
       }
       if (keepAliveMs > 0) {
         this.keepAlive = setInterval(() => void this.writeText(SSE_KEEP_ALIVE), keepAliveMs);
@@ -49,7 +54,8 @@ export class NodeEventStream implements EventSink {
 
   writeText(text: string): Promise<void> {
     if (this.ended || this.res.destroyed) return RESOLVED;
-    if (this.pending === "") queueMicrotask(() => this.flush());
+    // Before the stream has started, the constructor's first turn flushes (see above).
+    if (this.pending === "" && this.started) queueMicrotask(() => this.flush());
     this.pending += text;
     return this.drained ?? RESOLVED;
   }
