@@ -171,20 +171,21 @@ class ProtectedResource implements ResourceGuard {
     if (scheme !== "bearer" && !dpop) return this.challenge(this.required);
     if (scheme === "bearer" && this.dpop?.required) return this.challenge(this.required);
     const token = header.slice(space + 1).trim();
-    if (!TOKEN68.test(token)) {
+    let cached = this.cache.get(token);
+    if (cached !== undefined && cached.until <= Date.now()) {
+      this.cache.delete(token);
+      cached = undefined;
+    }
+    // The cached bearer case answers synchronously: no promise on the hot path. (A cached token
+    // passed the syntax check below when it was first seen.)
+    if (cached !== undefined && !dpop) return this.admitBearer(cached);
+    if (cached === undefined && !TOKEN68.test(token)) {
       return this.challenge(
         this.required,
         "invalid_request",
         "the Authorization header is malformed",
       );
     }
-    let cached = this.cache.get(token);
-    if (cached !== undefined && cached.until <= Date.now()) {
-      this.cache.delete(token);
-      cached = undefined;
-    }
-    // The cached bearer case answers synchronously: no promise on the hot path.
-    if (cached !== undefined && !dpop) return this.admitBearer(cached);
     let verifying = cached ? Promise.resolve(cached) : this.pending.get(token);
     if (!verifying) {
       verifying = this.verify(token, resource).finally(() => this.pending.delete(token));
