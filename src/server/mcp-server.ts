@@ -14,7 +14,6 @@ import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions
 import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
 import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
-import { checkClusterSecret } from "./cluster-check.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -31,6 +30,7 @@ import {
   type ToolOptions,
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
+import { clusterCheckModule, taskManagerModule, taskViewModule } from "./on-first-use.js";
 import { requirementError } from "./required-capabilities.js";
 import type { SchemaSource } from "./schema-source.js";
 import {
@@ -44,8 +44,7 @@ import {
   type SubscriptionEvent,
   type SubscriptionEventSource,
 } from "./subscriptions.js";
-import { TaskManager } from "./tasks/manager.js";
-import { taskNotification } from "./tasks/task-view.js";
+import type { TaskManager } from "./tasks/manager.js";
 import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
@@ -80,7 +79,10 @@ export class McpServer implements ServerCore {
 
   constructor(options: McpServerOptions) {
     checkCachingOptions(options.caching);
-    checkClusterSecret(options);
+    // Only a server given state shared across processes can be one instance of a cluster.
+    if (options.subscriptionEvents || options.tasks?.store) {
+      clusterCheckModule().checkClusterSecret(options);
+    }
     this.options = options;
     this.sessionOptions = Object.assign({}, options.session, {
       answerFrameErrors: true,
@@ -126,15 +128,23 @@ export class McpServer implements ServerCore {
   ): () => void {
     const remove = this.features.addTool(definition, handler, options);
     if (options?.task && options.task.support !== "never") {
-      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
+      this.taskManager ??= this.makeTaskManager();
+    }
+    return remove;
+  }
+
+  private makeTaskManager(): TaskManager {
+    const { taskNotification } = taskViewModule();
+    return new (taskManagerModule().TaskManager)(
+      this.options.tasks ?? {},
+      this.reportError,
+      (record) =>
         this.subscriptionEvents.publish({
           type: "taskStatus",
           owner: record.owner,
           task: taskNotification(record),
         }),
-      );
-    }
-    return remove;
+    );
   }
 
   /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
