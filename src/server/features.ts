@@ -13,9 +13,13 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
-import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
-import { headerAnnotationsModule, taskCallModule, taskManagerModule } from "./on-first-use.js";
+import {
+  cacheHintsModule,
+  headerAnnotationsModule,
+  taskCallModule,
+  taskManagerModule,
+} from "./on-first-use.js";
 import { paginate, Registry } from "./registry.js";
 import {
   checkRequiredCapabilities,
@@ -237,7 +241,7 @@ export class Features {
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
     checkScopes(options.scopes, `resource ${JSON.stringify(resource.uri)}`);
     if (options.cache !== undefined) {
-      checkCacheHint(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
+      checkCacheOption(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
     }
     return this.resources.set(resource.uri, { resource, read, options });
   }
@@ -249,7 +253,7 @@ export class Features {
   ): () => void {
     checkScopes(options.scopes, `resource template ${JSON.stringify(template.uriTemplate)}`);
     if (options.cache !== undefined) {
-      checkCacheHint(
+      checkCacheOption(
         options.cache,
         `resource template ${JSON.stringify(template.uriTemplate)}: cache`,
       );
@@ -479,6 +483,12 @@ export class Features {
       },
     };
   }
+}
+
+/** cache-hints' checkCacheHint, loaded when a resource first comes with a cache option. */
+function checkCacheOption(hint: unknown, where: string): void {
+  const check: (hint: unknown, where: string) => void = cacheHintsModule().checkCacheHint;
+  check(hint, where);
 }
 
 /** X_MCP_HEADER of transports/http/header-annotations.ts, known here without loading it. */

@@ -13,7 +13,6 @@ import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
-import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -30,7 +29,12 @@ import {
   type ToolOptions,
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
-import { clusterCheckModule, taskManagerModule, taskViewModule } from "./on-first-use.js";
+import {
+  cacheHintsModule,
+  clusterCheckModule,
+  taskManagerModule,
+  taskViewModule,
+} from "./on-first-use.js";
 import { requirementError } from "./required-capabilities.js";
 import type { SchemaSource } from "./schema-source.js";
 import {
@@ -78,7 +82,7 @@ export class McpServer implements ServerCore {
   private readonly peerFaults: LogThrottle<Error>;
 
   constructor(options: McpServerOptions) {
-    checkCachingOptions(options.caching);
+    if (options.caching !== undefined) cacheHintsModule().checkCachingOptions(options.caching);
     // Only a server given state shared across processes can be one instance of a cluster.
     if (options.subscriptionEvents || options.tasks?.store) {
       clusterCheckModule().checkClusterSecret(options);
@@ -323,7 +327,7 @@ export class McpServer implements ServerCore {
       const key = method as keyof typeof DEFAULT_CACHE_HINTS;
       const hint = this.options.caching?.[key] ?? DEFAULT_CACHE_HINTS[key];
       if (result.ttlMs === undefined) Object.assign(result, hint);
-      else repairHandlerHint(method, result, hint, this.reportError);
+      else cacheHintsModule().repairHandlerHint(method, result, hint, this.reportError);
     }
     if (this.options.includeServerInfo !== false) {
       const meta: JsonObject = Object.assign({}, result._meta as JsonObject | undefined);

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type * as HeaderAnnotations from "../transports/http/header-annotations.js";
+import type * as CacheHints from "./cache-hints.js";
 import type * as ClusterCheck from "./cluster-check.js";
 import type * as TaskManager from "./tasks/manager.js";
 import type * as TaskOwner from "./tasks/owner.js";
@@ -19,6 +20,7 @@ export const taskManagerModule = (): typeof TaskManager => load("./tasks/manager
 export const taskViewModule = (): typeof TaskView => load("./tasks/task-view.js");
 export const taskOwnerModule = (): typeof TaskOwner => load("./tasks/owner.js");
 export const taskCallModule = (): typeof TaskCall => load("./tasks/task-call.js");
+export const cacheHintsModule = (): typeof CacheHints => load("./cache-hints.js");
 export const clusterCheckModule = (): typeof ClusterCheck => load("./cluster-check.js");
 export const headerAnnotationsModule = (): typeof HeaderAnnotations =>
   load("../transports/http/header-annotations.js");
