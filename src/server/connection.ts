@@ -19,9 +19,9 @@ import type { Transport } from "../transports/transport.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { InitializedGate } from "./initialized-gate.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
-import { taskOwnerModule } from "./on-first-use.js";
 import type { LegacySessionView, ServerCore } from "./server-core.js";
 import { parseFilter, serveListen } from "./subscriptions.js";
+import { taskOwner } from "./tasks/owner.js";
 import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./tasks/wire.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
@@ -331,7 +331,7 @@ export class ServerConnection implements SessionDispatcher {
         if (!declaresTasks(capabilities as ClientCapabilities)) {
           throw new MissingRequiredClientCapabilityError(tasksRequirement());
         }
-        owner = taskOwnerModule().taskOwner(context.transport.principal);
+        owner = taskOwner(context.transport.principal);
       }
       const result = await serveListen({
         id: context.id,

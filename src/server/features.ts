@@ -13,13 +13,9 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
+import { scanHeaderAnnotations, X_MCP_HEADER } from "../transports/http/header-annotations.js";
+import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
-import {
-  cacheHintsModule,
-  headerAnnotationsModule,
-  taskCallModule,
-  taskManagerModule,
-} from "./on-first-use.js";
 import { paginate, Registry } from "./registry.js";
 import {
   checkRequiredCapabilities,
@@ -42,7 +38,8 @@ import {
 } from "./schema-validator.js";
 import { checkScopes, scopesOrNone } from "./scopes.js";
 import type { TaskManager } from "./tasks/manager.js";
-import type { ToolTaskOptions } from "./tasks/task-call.js";
+import { checkTaskTimes } from "./tasks/manager.js";
+import { callWithTask, type ToolTaskOptions } from "./tasks/task-call.js";
 import { tasksRequirement } from "./tasks/wire.js";
 import { UriTemplate } from "./uri-template.js";
 
@@ -241,7 +238,7 @@ export class Features {
   addResource(resource: Resource, read: ReadHandler, options: ResourceOptions = {}): () => void {
     checkScopes(options.scopes, `resource ${JSON.stringify(resource.uri)}`);
     if (options.cache !== undefined) {
-      checkCacheOption(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
+      checkCacheHint(options.cache, `resource ${JSON.stringify(resource.uri)}: cache`);
     }
     return this.resources.set(resource.uri, { resource, read, options });
   }
@@ -253,7 +250,7 @@ export class Features {
   ): () => void {
     checkScopes(options.scopes, `resource template ${JSON.stringify(template.uriTemplate)}`);
     if (options.cache !== undefined) {
-      checkCacheOption(
+      checkCacheHint(
         options.cache,
         `resource template ${JSON.stringify(template.uriTemplate)}: cache`,
       );
@@ -318,7 +315,7 @@ export class Features {
     const invoke = async (handlerContext: HandlerContext) =>
       this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
     if (entry.task && tasks)
-      return taskCallModule().callWithTask(tasks, entry.task, args as JsonObject, context, invoke);
+      return callWithTask(tasks, entry.task, args as JsonObject, context, invoke);
     return invoke(context);
   }
 
@@ -485,24 +482,12 @@ export class Features {
   }
 }
 
-/** cache-hints' checkCacheHint, loaded when a resource first comes with a cache option. */
-function checkCacheOption(hint: unknown, where: string): void {
-  const check: (hint: unknown, where: string) => void = cacheHintsModule().checkCacheHint;
-  check(hint, where);
-}
-
-/** X_MCP_HEADER of transports/http/header-annotations.ts, known here without loading it. */
-const ANNOTATION_KEY = "x-mcp-header";
-
 /**
  * A Streamable HTTP client must drop a tool whose `x-mcp-header` annotations break the rules
  * (2026-07-28 basic/transports/streamable-http.mdx, "Schema Extension"; server/tools.mdx,
  * "x-mcp-header"): refuse it here, where its author sees why, rather than let it vanish silently.
  */
 function checkHeaderAnnotations(tool: Tool): void {
-  // Most schemas have no annotation at all: the scanner is loaded for those that name one.
-  if (!JSON.stringify(tool.inputSchema).includes(`"${ANNOTATION_KEY}"`)) return;
-  const { scanHeaderAnnotations, X_MCP_HEADER } = headerAnnotationsModule();
   const { invalid } = scanHeaderAnnotations(tool.inputSchema);
   if (invalid !== undefined) {
     throw new Error(
@@ -523,7 +508,7 @@ function checkToolTask(
   if (task.start !== undefined && task.start !== "call" && task.start !== "handler") {
     throw new Error(`tool ${name}: task.start must be "call" or "handler"`);
   }
-  taskManagerModule().checkTaskTimes(task, `tool ${name}: task`);
+  checkTaskTimes(task, `tool ${name}: task`);
   return task;
 }
 

@@ -13,6 +13,8 @@ import type { SessionOptions } from "../protocol/session.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import { LogThrottle } from "../text/log-throttle.js";
 import type { Transport } from "../transports/transport.js";
+import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
+import { checkClusterSecret } from "./cluster-check.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
 import {
@@ -29,12 +31,6 @@ import {
   type ToolOptions,
 } from "./features.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
-import {
-  cacheHintsModule,
-  clusterCheckModule,
-  taskManagerModule,
-  taskViewModule,
-} from "./on-first-use.js";
 import { requirementError } from "./required-capabilities.js";
 import type { SchemaSource } from "./schema-source.js";
 import {
@@ -48,7 +44,8 @@ import {
   type SubscriptionEvent,
   type SubscriptionEventSource,
 } from "./subscriptions.js";
-import type { TaskManager } from "./tasks/manager.js";
+import { TaskManager } from "./tasks/manager.js";
+import { taskNotification } from "./tasks/task-view.js";
 import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
@@ -82,11 +79,8 @@ export class McpServer implements ServerCore {
   private readonly peerFaults: LogThrottle<Error>;
 
   constructor(options: McpServerOptions) {
-    if (options.caching !== undefined) cacheHintsModule().checkCachingOptions(options.caching);
-    // Only a server given state shared across processes can be one instance of a cluster.
-    if (options.subscriptionEvents || options.tasks?.store) {
-      clusterCheckModule().checkClusterSecret(options);
-    }
+    checkCachingOptions(options.caching);
+    checkClusterSecret(options);
     this.options = options;
     this.sessionOptions = Object.assign({}, options.session, {
       answerFrameErrors: true,
@@ -132,23 +126,15 @@ export class McpServer implements ServerCore {
   ): () => void {
     const remove = this.features.addTool(definition, handler, options);
     if (options?.task && options.task.support !== "never") {
-      this.taskManager ??= this.makeTaskManager();
-    }
-    return remove;
-  }
-
-  private makeTaskManager(): TaskManager {
-    const { taskNotification } = taskViewModule();
-    return new (taskManagerModule().TaskManager)(
-      this.options.tasks ?? {},
-      this.reportError,
-      (record) =>
+      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
         this.subscriptionEvents.publish({
           type: "taskStatus",
           owner: record.owner,
           task: taskNotification(record),
         }),
-    );
+      );
+    }
+    return remove;
   }
 
   /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
@@ -327,7 +313,7 @@ export class McpServer implements ServerCore {
       const key = method as keyof typeof DEFAULT_CACHE_HINTS;
       const hint = this.options.caching?.[key] ?? DEFAULT_CACHE_HINTS[key];
       if (result.ttlMs === undefined) Object.assign(result, hint);
-      else cacheHintsModule().repairHandlerHint(method, result, hint, this.reportError);
+      else repairHandlerHint(method, result, hint, this.reportError);
     }
     if (this.options.includeServerInfo !== false) {
       const meta: JsonObject = Object.assign({}, result._meta as JsonObject | undefined);

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { InvalidParamsError, isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { stableStringify } from "../../protocol/canonical-json.js";
 
 // node:crypto takes ~3 ms to load, a tenth of a stdio server's start-up; only servers that
 // actually seal or open a requestState pay for it.
@@ -8,15 +9,6 @@ let cryptoModule: typeof import("node:crypto") | undefined;
 function crypto(): typeof import("node:crypto") {
   cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   return cryptoModule;
-}
-
-// Canonical JSON likewise: only a requestState bound to a call's arguments needs it.
-let canonicalJson: typeof import("../../protocol/canonical-json.js") | undefined;
-function stableStringify(value: unknown): string {
-  canonicalJson ??= createRequire(import.meta.url)(
-    "../../protocol/canonical-json.js",
-  ) as typeof import("../../protocol/canonical-json.js");
-  return canonicalJson.stableStringify(value);
 }
 
 /** Settings of the multi round-trip (MRTR) `requestState` codec. */
