@@ -11,8 +11,7 @@
  * `listening <url>` (port 0 picks a free port). With --redis its legacy sessions are shared with
  * every echo server given the same Redis and prefix (one instance of a cluster).
  */
-import { McpServer } from "../src/server/mcp-server.js";
-import { serveStdio } from "../src/server/stdio.js";
+import { McpServer, serveStdio } from "mcpwire/server";
 
 export function createEchoServer(): McpServer {
   const server = new McpServer({ serverInfo: { name: "mcpwire-bench-echo", version: "1.0.0" } });
@@ -40,21 +39,19 @@ async function main(argv: string[]): Promise<void> {
   const server = createEchoServer();
   if (argv.includes("--http")) {
     // Loaded only here, as a stdio-only server (importing "mcpwire/server") never loads HTTP.
-    const { serveHttp } = await import("../src/transports/http/node-adapter.js");
+    const { serveHttp } = await import("mcpwire/transports/http");
     const { installGcHook } = await import("./peers/gc-hook.js");
     installGcHook();
     // --jwt-issuer: a protected resource taking that issuer's JWT access tokens (audience: the
     // URL served). mcpwire/auth is loaded only then.
     const issuer = flagValue(argv, "--jwt-issuer");
-    const auth = issuer
-      ? (await import("../src/auth/index.js")).protectResource({ issuer })
-      : undefined;
+    const auth = issuer ? (await import("mcpwire/auth")).protectResource({ issuer }) : undefined;
     // --redis: legacy sessions over shared state; `redis` and mcpwire/redis are loaded only then.
     const redisUrl = flagValue(argv, "--redis");
-    let cluster: import("../src/transports/http/legacy/cluster.js").LegacyCluster | undefined;
+    let cluster: import("mcpwire/transports/http").LegacyCluster | undefined;
     if (redisUrl) {
       const { createClient } = await import("redis");
-      const { redisLegacyCluster } = await import("../src/redis/index.js");
+      const { redisLegacyCluster } = await import("mcpwire/redis");
       const client = createClient({ url: redisUrl, disableOfflineQueue: true });
       client.on("error", (error: Error) => process.stderr.write(`redis: ${error.message}\n`));
       await client.connect();

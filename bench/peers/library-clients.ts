@@ -4,9 +4,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport as SdkStdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { McpClient } from "../../src/client/mcp-client.js";
-import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
-import { StdioClientTransport } from "../../src/transports/stdio/client.js";
+import { McpClient } from "mcpwire/client";
+import { HttpClientTransport } from "mcpwire/transports/http";
+import { StdioClientTransport } from "mcpwire/transports/stdio";
 import type { BenchClient, ClientEra, Era, ServerCommand } from "./types.js";
 
 const CLIENT_INFO = { name: "bench-client", version: "1.0.0" };

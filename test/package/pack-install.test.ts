@@ -56,6 +56,9 @@ function appSource(subpaths: string[]): string {
 import { McpClient } from "mcpwire/client";
 import { McpServer } from "mcpwire/server";
 import { createMemoryPair } from "mcpwire/transports/memory";
+import { HttpClientTransport, serveHttp } from "mcpwire/transports/http";
+import { JsonRpcError } from "mcpwire/jsonrpc";
+import * as root from "mcpwire";
 // @ts-expect-error files outside "exports" are not importable
 import type * as Internal from "mcpwire/dist/src/server/features.js";
 
@@ -77,14 +80,40 @@ server.tool(
   },
   (args) => String(Number(args.a) + Number(args.b)),
 );
+// A class is one class across subpaths: the shipped build bundles them in one pass.
+server.resource({ uri: "app://refused", name: "refused" }, () => {
+  throw new JsonRpcError(-32050, "refused on purpose");
+});
+server.tool(
+  { name: "slow", inputSchema: { type: "object" } },
+  () => "done",
+  { task: { support: "optional" } },
+);
 const [serverSide, clientSide] = createMemoryPair();
 server.connect(serverSide);
 const client = new McpClient({ clientInfo: { name: "app", version: "1.0.0" } });
 await client.connect(clientSide);
 const result = await client.callTool("add", { a: 2, b: 3 });
 const first = result.content[0];
-console.log(JSON.stringify({ era: client.era, sum: first?.type === "text" ? first.text : null, exportCounts }));
+const refusal = await client.readResource("app://refused").catch((error: unknown) => error);
 await client.close();
+
+// The same server over HTTP, served and called through other subpaths.
+const served = await serveHttp(server);
+const overHttp = new McpClient({ clientInfo: { name: "app", version: "1.0.0" } });
+await overHttp.connect(new HttpClientTransport(served.url));
+const tools = await overHttp.listTools();
+await overHttp.close();
+await served.close();
+
+console.log(JSON.stringify({
+  era: client.era,
+  sum: first?.type === "text" ? first.text : null,
+  refusal: refusal instanceof JsonRpcError ? refusal.code : String(refusal),
+  sameClass: root.McpServer === McpServer && root.JsonRpcError === JsonRpcError,
+  httpTools: tools.tools.map((tool) => tool.name).sort(),
+  exportCounts,
+}));
 `;
 }
 
@@ -160,12 +189,58 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
     }
   });
 
-  it("ships source maps that carry their sources", async () => {
-    const map = JSON.parse(
-      await readFile(join(app, "node_modules/mcpwire/dist/src/server/features.js.map"), "utf8"),
-    ) as { sources: string[]; sourcesContent?: string[] };
-    assert.equal(map.sources.length, 1);
-    assert.match(map.sourcesContent?.[0] ?? "", /export class Features/);
+  it("ships a bundle whose source maps lead back to the TypeScript sources", async () => {
+    const script =
+      'const { McpServer } = await import("mcpwire/server");' +
+      'new McpServer({ serverInfo: { name: "a", version: "1" } }).tool({ name: "bad name!" }, () => "");';
+    const failed = await run(
+      process.execPath,
+      ["--enable-source-maps", "--input-type=module", "-e", script],
+      { cwd: app },
+    ).then(
+      () => assert.fail("an invalid tool name was accepted"),
+      (error: { stderr: string }) => error.stderr,
+    );
+    assert.match(failed, /Invalid tool name/);
+    assert.match(failed, /at Features\.addTool \(.*src\/server\/features\.ts:\d+:\d+\)/);
+  });
+
+  it("loads a stdio server from three files, none holding client, HTTP or auth code", async () => {
+    // A module hook reports each file Node loads; a stdio server imports mcpwire/server only.
+    await writeFile(
+      join(app, "report-loads.mjs"),
+      'export async function load(url, context, next) { if (url.includes("/mcpwire/")) process.stderr.write(url + "\\n"); return next(url, context); }',
+    );
+    await writeFile(
+      join(app, "register.mjs"),
+      'import { register } from "node:module"; register("./report-loads.mjs", import.meta.url);',
+    );
+    const { stderr } = await run(
+      process.execPath,
+      [
+        "--import",
+        "./register.mjs",
+        "--input-type=module",
+        "-e",
+        'await import("mcpwire/server");',
+      ],
+      { cwd: app },
+    );
+    const files = stderr
+      .trim()
+      .split("\n")
+      .map((url) => fileURLToPath(url));
+    assert.ok(files.length >= 2 && files.length <= 3, `mcpwire/server loaded ${files.join(", ")}`);
+    for (const file of files) {
+      const code = await readFile(file, "utf8");
+      for (const foreign of [
+        /class McpClient\b/,
+        /function serveHttp\(/,
+        /function protectResource\(/,
+      ]) {
+        assert.doesNotMatch(code, foreign, `${file} holds ${foreign}`);
+      }
+    }
   });
 
   it("compiles a strict TypeScript app against every subpath export and runs it", async () => {
@@ -200,10 +275,16 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
     const output = JSON.parse(stdout) as {
       era: string;
       sum: string;
+      refusal: number | string;
+      sameClass: boolean;
+      httpTools: string[];
       exportCounts: Record<string, number>;
     };
     assert.equal(output.era, "modern");
     assert.equal(output.sum, "5");
+    assert.equal(output.refusal, -32050, "a JsonRpcError from mcpwire/jsonrpc keeps its code");
+    assert.equal(output.sameClass, true, "mcpwire and its subpaths share classes");
+    assert.deepEqual(output.httpTools, ["add", "slow"]);
     for (const sub of subpaths)
       assert.ok(output.exportCounts[sub]! > 0, `${sub} exports something`);
   });

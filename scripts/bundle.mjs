@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+/**
+ * The second half of `npm run build`: bundles tsc's output (dist/src) into what the package
+ * ships and its "exports" point at (dist/pkg), one file per public entry plus shared chunks.
+ *
+ * Why: Node pays for every ES module it loads (resolve, read, compile, link), about half a
+ * millisecond each, and a stdio server built on the unbundled tree loads dozens of them before
+ * it can answer. Bundled, `mcpwire/server` is three files. All entries are bundled in one pass,
+ * so a class shared by two subpaths (an error, McpServer) is one class and `instanceof` holds
+ * across them. Types stay tsc's declarations (dist/src/**\/*.d.ts).
+ *
+ * Chunks: what the protocol core reaches goes into `core`, then what `mcpwire/server` reaches
+ * besides into `server`, then `client` likewise; rollup splits the rest (HTTP, auth, redis, the
+ * CLI) as their entries share it. So a stdio server never parses client, HTTP or auth code.
+ */
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { rollup } from "rollup";
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const FROM = join(ROOT, "dist", "src");
+const TO = join(ROOT, "dist", "pkg");
+
+const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+
+/** Entry name (path under dist/pkg, no extension) → tsc's output file, for each export and the bin. */
+function entries() {
+  const input = {};
+  const add = (shipped) => {
+    const name = relative(TO, join(ROOT, shipped)).replace(/\.js$/, "");
+    input[name] = join(FROM, `${name}.js`);
+  };
+  for (const target of Object.values(manifest.exports)) add(target.default);
+  for (const bin of Object.values(manifest.bin)) add(bin);
+  return input;
+}
+
+/** Chunk groups in priority order: a module goes to the first group whose entries reach it. */
+const GROUPS = [
+  ["core", ["jsonrpc/index.js", "protocol/index.js", "transports/ndjson.js"]],
+  ["server", ["server/index.js"]],
+  ["client", ["client/index.js"]],
+];
+
+function groupOf() {
+  let owner;
+  return (id, { getModuleInfo }) => {
+    if (!owner) {
+      owner = new Map();
+      for (const [group, starts] of GROUPS) {
+        const queue = starts.map((start) => join(FROM, start));
+        while (queue.length > 0) {
+          const next = queue.pop();
+          if (owner.has(next) || !next.startsWith(FROM)) continue;
+          owner.set(next, group);
+          queue.push(...(getModuleInfo(next)?.importedIds ?? []));
+        }
+      }
+    }
+    return owner.get(id);
+  };
+}
+
+/** Reads tsc's source map beside each file, so the bundle's maps lead back to src/*.ts. */
+const tscSourceMaps = {
+  name: "tsc-source-maps",
+  load(id) {
+    if (!id.startsWith(FROM)) return null;
+    const map = `${id}.map`;
+    return {
+      code: readFileSync(id, "utf8"),
+      map: existsSync(map) ? readFileSync(map, "utf8") : null,
+    };
+  },
+};
+
+const external = (id) => !id.startsWith(".") && !id.startsWith("/");
+
+rmSync(TO, { recursive: true, force: true });
+const bundle = await rollup({
+  input: entries(),
+  external,
+  plugins: [tscSourceMaps],
+  onwarn(warning, warn) {
+    // tsc's output has import cycles between modules of one folder; they are fine in ESM.
+    if (warning.code === "CIRCULAR_DEPENDENCY") return;
+    warn(warning);
+  },
+});
+await bundle.write({
+  dir: TO,
+  format: "es",
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunks/[name]-[hash].js",
+  manualChunks: groupOf(),
+  sourcemap: true,
+});
+await bundle.close();
