@@ -169,8 +169,9 @@ describe("documentation", () => {
   it("the API reference covers every subpath export and builds without a warning", async () => {
     const manifest = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"));
     const config = JSON.parse(await readFile(join(REPO, "typedoc.json"), "utf8"));
-    const sources = Object.values(manifest.exports as Record<string, string>).map((target) =>
-      target.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"),
+    const exported = Object.values(manifest.exports as Record<string, { types: string }>);
+    const sources = exported.map(({ types }) =>
+      types.replace(/^\.\/dist\//, "").replace(/\.d\.ts$/, ".ts"),
     );
     assert.deepEqual([...config.entryPoints].sort(), sources.sort());
     assert.equal(manifest.scripts.docs, "typedoc");

@@ -22,7 +22,7 @@ interface Manifest {
   version: string;
   license?: string;
   engines?: { node?: string };
-  exports: Record<string, string>;
+  exports: Record<string, { types: string; default: string }>;
   scripts: Record<string, string>;
   bin: Record<string, string>;
 }

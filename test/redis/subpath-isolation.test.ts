@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { importWithTrap } from "../helpers/import-trap.js";
 
-/** A resolver hook that refuses node-redis, and (when asked) mcpwire's own redis folder. */
+/** A resolver hook that refuses node-redis, and (when asked) the shipped mcpwire/redis entry. */
 function trap(refuseOwnRedis: boolean): string {
-  const own = refuseOwnRedis ? "|[\\\\/]dist[\\\\/]src[\\\\/]redis[\\\\/]" : "";
+  const own = refuseOwnRedis ? "|[\\\\/]dist[\\\\/]pkg[\\\\/]redis[\\\\/]" : "";
   return `export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   if (/[\\\\/]node_modules[\\\\/](redis|@redis[\\\\/][^\\\\/]+)[\\\\/]${own}/.test(resolved.url)) {
@@ -45,6 +45,6 @@ describe("mcpwire/redis is the only way in for Redis", () => {
     assert.match(redis.stderr, /REDIS-LOADED .*node_modules\/redis\//);
     const own = importWithRedisTrap(["mcpwire/redis"], true);
     assert.notEqual(own.status, 0);
-    assert.match(own.stderr, /REDIS-LOADED .*dist\/src\/redis\//);
+    assert.match(own.stderr, /REDIS-LOADED .*dist\/pkg\/redis\//);
   });
 });
