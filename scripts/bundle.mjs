@@ -9,8 +9,8 @@
  * so a class shared by two subpaths (an error, McpServer) is one class and `instanceof` holds
  * across them. Types stay tsc's declarations (dist/src/**\/*.d.ts).
  *
- * Chunks: what the protocol core reaches goes into `core`, then what `mcpwire/server` reaches
- * besides into `server`, then `client` likewise; rollup splits the rest (HTTP, auth, redis, the
+ * Chunks: what the protocol core reaches goes into `shared-core`, then what `mcpwire/server`
+ * reaches besides into `shared-server`, then `shared-client` likewise; rollup splits the rest (HTTP, auth, redis, the
  * CLI) as their entries share it. So a stdio server never parses client, HTTP or auth code.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
@@ -38,9 +38,9 @@ function entries() {
 
 /** Chunk groups in priority order: a module goes to the first group whose entries reach it. */
 const GROUPS = [
-  ["core", ["jsonrpc/index.js", "protocol/index.js", "transports/ndjson.js"]],
-  ["server", ["server/index.js"]],
-  ["client", ["client/index.js"]],
+  ["shared-core", ["jsonrpc/index.js", "protocol/index.js", "transports/ndjson.js"]],
+  ["shared-server", ["server/index.js"]],
+  ["shared-client", ["client/index.js"]],
 ];
 
 function groupOf() {
