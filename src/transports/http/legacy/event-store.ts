@@ -4,6 +4,7 @@
  * ever replays the rest of its own stream, never another stream's or another session's.
  */
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import { RecentList } from "./recent-list.js";
 
 export interface StoredEvent {
   /** The SSE event id (`<streamId>:<seq>`). */
@@ -38,7 +39,8 @@ export interface InMemoryEventStoreOptions {
 
 /** The default store: bounded, in this process. */
 export class InMemoryEventStore implements EventStore {
-  private readonly sessions = new Map<string, Map<string, StoredEvent[]>>();
+  /** Each session's streams, least recently written first (see RecentList: not Maps). */
+  private readonly sessions = new Map<string, RecentList<StoredEvent[]>>();
   private readonly maxEvents: number;
   private readonly maxStreams: number;
 
@@ -50,22 +52,22 @@ export class InMemoryEventStore implements EventStore {
   append(sessionId: string, streamId: string, event: StoredEvent): void {
     let streams = this.sessions.get(sessionId);
     if (!streams) {
-      streams = new Map();
+      streams = new RecentList();
       this.sessions.set(sessionId, streams);
     }
     let events = streams.get(streamId);
     if (events) {
-      // Re-inserting keeps the map in least-recently-written order for eviction.
-      streams.delete(streamId);
+      streams.touch(streamId);
+      events.push(event);
+      if (events.length > this.maxEvents) events.splice(0, events.length - this.maxEvents);
     } else {
-      events = [];
+      events = [event];
+      streams.set(streamId, events);
     }
-    streams.set(streamId, events);
-    events.push(event);
-    if (events.length > this.maxEvents) events.splice(0, events.length - this.maxEvents);
     while (streams.size > this.maxStreams) {
-      const oldest = streams.keys().next().value as string;
-      streams.delete(oldest);
+      const dropped = streams.delete(streams.oldest()!);
+      // Emptied, as the list's entries are: an array in old space keeps young events alive.
+      if (dropped) dropped.length = 0;
     }
   }
 

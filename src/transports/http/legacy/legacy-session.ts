@@ -95,8 +95,13 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
   owner: string | undefined;
   lastSeen = Date.now();
   private readonly options: LegacySessionOptions;
-  /** The session's logical streams by id; made with the first one. */
-  private streams: Map<string, ResumableStream> | undefined;
+  /**
+   * The session's logical streams by id; made with the first one. A null-prototype object,
+   * not a Map: one stream comes and goes per SSE answer, and a long-lived Map with that churn
+   * rehashes its table in old space, where each discarded table keeps the streams it listed
+   * alive through scavenges (bench/RESULTS.md, R6).
+   */
+  private streams: Record<string, ResumableStream> | undefined;
   private standaloneStream: ResumableStream | undefined;
   private closing: Promise<void> | undefined;
   private readonly recorder: RecordWriter | undefined;
@@ -207,7 +212,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
   /** Something is in flight or connected: not idle, whatever the clock says. */
   get busy(): boolean {
     if (this.transport.inFlight > 0 || this.link?.tailing) return true;
-    for (const stream of this.streams?.values() ?? []) if (stream.connected) return true;
+    for (const stream of this.liveStreams()) if (stream.connected) return true;
     return false;
   }
 
@@ -272,11 +277,11 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
       // No record write here: the next one leaves the stream out, and until then a rebuild
       // finds its reply in the event store and leaves it alone (one write per stream, not two).
       onFinished: () => {
-        if (this.streams?.get(streamId) === stream) this.streams.delete(streamId);
+        if (this.streams?.[streamId] === stream) delete this.streams[streamId];
       },
     });
-    this.streams ??= new Map();
-    this.streams.set(streamId, stream);
+    this.streams ??= Object.create(null) as Record<string, ResumableStream>;
+    this.streams[streamId] = stream;
     if (!this.link) this.persist();
     return stream;
   }
@@ -286,7 +291,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
    * used when the server shuts down for a restart.
    */
   disconnectStreams(retryMs = this.options.retryMs): void {
-    for (const stream of this.streams?.values() ?? []) stream.disconnect(retryMs);
+    for (const stream of this.liveStreams()) stream.disconnect(retryMs);
   }
 
   /** GET without Last-Event-ID: the standalone stream, unless one is connected already. */
@@ -320,7 +325,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
 
   /** LinkedSession: a client resumed this stream on another instance. */
   disconnectStream(streamId: string): void {
-    this.streams?.get(streamId)?.disconnect();
+    this.streams?.[streamId]?.disconnect();
   }
 
   /** LinkedSession: a message from another instance about this session. */
@@ -345,7 +350,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
   async resume(lastEventId: string, base: Headers): Promise<ResumeOutcome> {
     const cursor = parseEventId(lastEventId.trim());
     if (!cursor) return { kind: "unknown" };
-    const live = this.streams?.get(cursor.streamId);
+    const live = this.streams?.[cursor.streamId];
     if (live) {
       // A resume takes over: the old connection may be half-open (the client saw it break, the
       // server has not noticed yet), and it is closed so no event ever goes out twice at once.
@@ -375,7 +380,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
       this.closing ??= (async () => {
         link.state.stop();
         link.stopFollowing();
-        for (const stream of [...(this.streams?.values() ?? [])]) stream.end(true);
+        for (const stream of this.liveStreams()) stream.end(true);
         this.standaloneStream = undefined;
         await this.connection.session.close();
         await link.end();
@@ -384,7 +389,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     }
     this.closing ??= (async () => {
       this.recorder?.freeze();
-      for (const stream of [...(this.streams?.values() ?? [])]) stream.end();
+      for (const stream of this.liveStreams()) stream.end();
       this.standaloneStream = undefined;
       await this.connection.session.close();
       await this.recorder?.delete(this.id);
@@ -403,7 +408,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     this.closing ??= (async () => {
       this.persist();
       this.recorder?.freeze();
-      const streams = [...(this.streams?.values() ?? [])];
+      const streams = this.liveStreams();
       await this.connection.session.close();
       for (const stream of streams) stream.disconnect();
       await Promise.all(streams.map((stream) => stream.settled()));
@@ -420,7 +425,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     this.closing ??= (async () => {
       this.link?.state.stop();
       this.link?.stopFollowing();
-      const streams = [...(this.streams?.values() ?? [])];
+      const streams = this.liveStreams();
       for (const stream of streams) {
         if (stream.finished) continue;
         if (stream.requestId !== undefined) {
@@ -441,7 +446,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     this.closing ??= (async () => {
       this.link?.state.stop();
       this.link?.stopFollowing();
-      const streams = [...(this.streams?.values() ?? [])];
+      const streams = this.liveStreams();
       for (const stream of streams) stream.end(quiet);
       this.standaloneStream = undefined;
       await this.connection.session.close();
@@ -459,7 +464,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     if (!this.recorder || this.restoring || this.principalJson === undefined) return;
     const state = this.connection.legacySnapshot();
     if (!state) return;
-    const streams = [...(this.streams?.values() ?? [])].map((stream) =>
+    const streams = this.liveStreams().map((stream) =>
       stream.requestId === undefined
         ? { id: stream.id }
         : { id: stream.id, requestId: stream.requestId },
@@ -491,6 +496,11 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     void stream.write({ jsonrpc: "2.0", id: requestId, error });
     stream.end();
     await stream.settled();
+  }
+
+  /** The streams held now (a copy: ending one removes it). */
+  private liveStreams(): ResumableStream[] {
+    return this.streams ? Object.values(this.streams) : [];
   }
 
   /** SessionTransportHost: the standalone GET stream, when the client opened one. */
