@@ -5,6 +5,7 @@
  * the least recently used idle session (half-open ones, which never sent
  * `notifications/initialized`, first), and an owner at its own cap makes room among its own.
  */
+import { RecentList } from "./recent-list.js";
 
 /** What the table needs to know of a session. */
 export interface TabledSession {
@@ -24,19 +25,13 @@ export class SessionTable<S extends TabledSession> {
   private readonly maxSessions: number;
   private readonly maxPerOwner: number;
   /**
-   * Sessions in least-recently-used order (a Map iterates in insertion order; a use moves the
-   * session to the end). Half-open ones apart, so that they are the first to go.
+   * Sessions in least-recently-used order, half-open ones apart so that they are the first to
+   * go. RecentLists, not Maps: with a Map, a delete and a set per request (64 sessions taking
+   * turns) rehashed its table in old space (bench/RESULTS.md, R3 and R6).
    */
-  private readonly halfOpen = new Map<string, S>();
-  private readonly open = new Map<string, S>();
+  private readonly halfOpen = new RecentList<S>();
+  private readonly open = new RecentList<S>();
   private readonly owners = new Map<string, Set<S>>();
-  /**
-   * The session last put at the end of `open` / `halfOpen`. Using it again changes no order, so
-   * it is not moved: a delete and a set per request left one busy session's Map rehashing its
-   * table in old space.
-   */
-  private newestOpen: S | undefined;
-  private newestHalfOpen: S | undefined;
 
   constructor(maxSessions: number, maxPerOwner: number) {
     this.maxSessions = maxSessions;
@@ -60,25 +55,18 @@ export class SessionTable<S extends TabledSession> {
 
   /** The session was just used: it becomes the most recently used (and may now be initialized). */
   used(session: S): void {
-    if (session === (session.initialized ? this.newestOpen : this.newestHalfOpen)) return;
-    if (!this.halfOpen.delete(session.id) && !this.open.delete(session.id)) return;
+    if ((session.initialized ? this.open : this.halfOpen).touch(session.id)) return;
+    // Initialized since its last use: it moves to the other list.
+    if (this.halfOpen.delete(session.id) === undefined) return;
     this.file(session);
   }
 
   /** Puts the session at the end of its list. */
   private file(session: S): void {
-    if (session.initialized) {
-      this.open.set(session.id, session);
-      this.newestOpen = session;
-    } else {
-      this.halfOpen.set(session.id, session);
-      this.newestHalfOpen = session;
-    }
+    (session.initialized ? this.open : this.halfOpen).set(session.id, session);
   }
 
   remove(session: S): void {
-    if (this.newestOpen === session) this.newestOpen = undefined;
-    if (this.newestHalfOpen === session) this.newestHalfOpen = undefined;
     if (this.halfOpen.get(session.id) === session) this.halfOpen.delete(session.id);
     else if (this.open.get(session.id) === session) this.open.delete(session.id);
     else return;
