@@ -22,7 +22,11 @@ export interface PlainReply {
 /** Where SSE text goes; resolves when the reader has room for more. */
 export interface EventSink {
   writeText(text: string): Promise<void>;
-  end(): void;
+  /**
+   * Ends the response. `onDelivered` is called once the client has provably taken everything
+   * written, the end included (node-delivery.ts); sinks that cannot tell never call it.
+   */
+  end(onDelivered?: () => void): void;
   /** Bytes written that the client has not taken yet (it grows while the client does not read). */
   readonly backlog: number;
 }

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { McpServer } from "../../server/mcp-server.js";
+import { requestArrived } from "./node-delivery.js";
 import { RawHeaders, serveFastPost, takesFastPath } from "./node-fast-path.js";
 import { writeResponse } from "./node-response.js";
 import {
@@ -54,6 +55,7 @@ export function createNodeListener(
   const origin = options.origin ?? "http://localhost";
   const fast = endpointOf(handler);
   return (req, res) => {
+    requestArrived(req.socket);
     const serving =
       fast && takesFastPath(req, path)
         ? serveFastPost(fast, req, res, new RawHeaders(req.rawHeaders), origin)

@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { EventSink } from "./exchange.js";
+import { onNextRequest } from "./node-delivery.js";
 import { SSE_KEEP_ALIVE } from "./sse.js";
 
 /** What writeText returns when there is nothing to wait for (one promise, not one per write). */
@@ -60,16 +61,18 @@ export class NodeEventStream implements EventSink {
     return this.drained ?? RESOLVED;
   }
 
-  end(): void {
+  end(onDelivered?: () => void): void {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.keepAlive);
     const text = this.pending;
     this.pending = "";
-    if (!this.res.destroyed) {
-      if (text === "") this.res.end();
-      else this.res.end(text);
-    }
+    if (this.res.destroyed) return;
+    // The connection's next request will show the client took all of this (node-delivery.ts).
+    const { socket } = this.res;
+    if (onDelivered && socket) onNextRequest(socket, onDelivered);
+    if (text === "") this.res.end();
+    else this.res.end(text);
   }
 
   private flush(): void {

@@ -1,10 +1,12 @@
 /**
  * The in-memory event store's bounds (streams per session, least recently written first; events
- * per stream, oldest first) and the list they are kept in; then over real HTTP: a finished SSE
- * answer resumes from its priming id while its session's bound still holds it, and a cursor it
- * evicted gets a fresh standalone stream, nothing of the old one.
+ * per stream, oldest first; of streams delivered whole, the newest) and the list they are kept
+ * in; then over real HTTP: a session's newest delivered answer resumes from its priming id, the
+ * one before it is gone (a fresh standalone stream instead), and an answer whose client left
+ * before its end resumes after later ones were delivered.
  */
 import assert from "node:assert/strict";
+import { Agent, request } from "node:http";
 import { after, before, describe, it } from "node:test";
 import {
   InMemoryEventStore,
@@ -101,6 +103,21 @@ describe("InMemoryEventStore bounds", () => {
     assert.deepEqual(seqs(store.eventsAfter("A", "s", 0)), [4, 5]);
   });
 
+  it("keeps only the newest delivered stream of a session; others stay under the bound", () => {
+    const store = new InMemoryEventStore();
+    for (const stream of ["open", "d1", "d2"]) store.append("A", stream, event(stream, 1));
+    store.delivered("A", "unknown");
+    store.delivered("B", "d1");
+    assert.equal(store.streamCount("A"), 3);
+    store.delivered("A", "d1");
+    assert.deepEqual(seqs(store.eventsAfter("A", "d1", 0)), [1]);
+    store.delivered("A", "d2");
+    assert.equal(store.eventsAfter("A", "d1", 0), undefined);
+    assert.deepEqual(seqs(store.eventsAfter("A", "d2", 0)), [1]);
+    assert.deepEqual(seqs(store.eventsAfter("A", "open", 0)), [1]);
+    assert.equal(store.streamCount("A"), 2);
+  });
+
   it("holds a session's bound however many streams come and go", () => {
     const store = new InMemoryEventStore({ maxStreamsPerSession: 5 });
     for (let n = 0; n < 2_000; n++) store.append("A", `s${n}`, event(`s${n}`, 1));
@@ -110,45 +127,118 @@ describe("InMemoryEventStore bounds", () => {
   });
 });
 
-describe("legacy Streamable HTTP: finished answers in a bounded event store", () => {
-  let served: Awaited<ReturnType<typeof startLegacyServer>>;
-  before(async () => {
-    served = await startLegacyServer({
-      responseMode: "sse",
-      legacy: { eventStore: new InMemoryEventStore({ maxStreamsPerSession: 3 }) },
-    });
-  });
-  after(() => served.close());
+/** Tells when the server stored an event or reported a stream delivered (no test waits on timing). */
+class WatchedStore extends InMemoryEventStore {
+  private readonly seen = new Set<string>();
+  private readonly waiters = new Map<string, () => void>();
 
-  async function answer(session: RawSession, id: number): Promise<string> {
-    const events = await new SseEvents(
-      await session.post(call("echo", { text: `t${id}` }, id)),
-    ).rest();
-    assert.equal(events.at(-1)?.message.result.content[0].text, `t${id}`);
-    assert.ok(events[0]?.id, "the priming event has an id");
-    return events[0].id;
+  override append(sessionId: string, streamId: string, stored: StoredEvent): void {
+    super.append(sessionId, streamId, stored);
+    this.saw(stored.id);
   }
 
-  it("replays a finished answer while the bound holds it; an evicted one is not replayed", async () => {
+  override delivered(sessionId: string, streamId: string): void {
+    super.delivered(sessionId, streamId);
+    this.saw(`delivered ${streamId}`);
+  }
+
+  /** Resolves once `what` (an event id, or "delivered <stream>") has happened. */
+  reached(what: string): Promise<void> {
+    if (this.seen.has(what)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.set(what, resolve));
+  }
+
+  private saw(what: string): void {
+    this.seen.add(what);
+    this.waiters.get(what)?.();
+  }
+}
+
+function streamOf(eventId: string | undefined): string {
+  assert.ok(eventId, "event has an id");
+  return eventId.slice(0, eventId.lastIndexOf(":"));
+}
+
+describe("legacy Streamable HTTP: delivered answers in the event store", () => {
+  const store = new WatchedStore();
+  let served: Awaited<ReturnType<typeof startLegacyServer>>;
+  // One keep-alive connection: each answer's next request comes on the connection it used.
+  let agent: Agent;
+  before(async () => {
+    served = await startLegacyServer({ responseMode: "sse", legacy: { eventStore: store } });
+    agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  });
+  after(async () => {
+    agent.destroy();
+    await served.close();
+  });
+
+  /** One echo call on the agent's connection, answered whole; the id of its answer's stream. */
+  function answer(session: RawSession, id: number): Promise<string> {
+    const body = JSON.stringify(call("echo", { text: `t${id}` }, id));
+    const headers = Object.fromEntries(session.headers());
+    return new Promise((resolve, reject) => {
+      const req = request(served.url, { method: "POST", agent, headers }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        res.on("end", () => {
+          assert.ok(text.includes(`"text":"t${id}"`), text);
+          resolve(streamOf(/^id: (.+)$/m.exec(text)?.[1]));
+        });
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+  }
+
+  it("keeps a session's newest delivered answer resumable; the one before it goes", async () => {
     const session = new RawSession(served.url);
     await session.open();
     const first = await answer(session, 1);
-    await answer(session, 2);
+    // Each request on the connection shows that the answer before it was taken whole.
+    const second = await answer(session, 2);
     await answer(session, 3);
-    const replay = await new SseEvents(await session.get(first)).rest();
-    assert.deepEqual(
-      replay.map((event) => event.message?.result?.content[0].text),
-      ["t1"],
-    );
-    assert.equal(replay[0]?.id, `${first.slice(0, first.lastIndexOf(":"))}:1`);
+    await store.reached(`delivered ${second}`);
 
-    await answer(session, 4);
-    // Stream 1 was the least recently written of four: its cursor is unknown now, and the GET
-    // gets a fresh standalone stream instead (a priming event of another stream, nothing else).
-    const fresh = new SseEvents(await session.get(first));
+    const fresh = new SseEvents(await session.get(`${first}:0`));
     const priming = await fresh.next();
-    assert.ok(priming?.id && !priming.id.startsWith(first.slice(0, first.lastIndexOf(":"))));
-    assert.equal(priming.message, undefined);
+    assert.notEqual(streamOf(priming?.id), first);
+    assert.equal(priming?.message, undefined);
     await fresh.cancel();
+    const latest = await new SseEvents(await session.get(`${second}:0`)).rest();
+    assert.deepEqual(
+      latest.map((event) => [event.id, event.message?.result?.content[0].text]),
+      [[`${second}:1`, "t2"]],
+    );
+  });
+
+  it("an answer whose client left before its end stays resumable after later ones", async () => {
+    const session = new RawSession(served.url);
+    await session.open();
+    const gate = served.gate();
+    const events = new SseEvents(await session.post(call("gated", {}, 11, "g")));
+    const primed = await events.next();
+    const first = await events.next();
+    assert.equal(first?.message.params.progress, 1);
+    await gate.waiting;
+    await events.cancel();
+    gate.release();
+    const stream = streamOf(primed?.id);
+    await store.reached(`${stream}:3`);
+    // Later answers, taken whole, leave the broken one where it is.
+    await answer(session, 12);
+    const thirteen = await answer(session, 13);
+    await answer(session, 14);
+    await store.reached(`delivered ${thirteen}`);
+
+    const rest = await new SseEvents(await session.get(first?.id)).rest();
+    assert.deepEqual(
+      rest.map((event) => event.id),
+      [`${stream}:2`, `${stream}:3`],
+    );
+    assert.equal(rest[1]?.message.result.content[0].text, "released");
   });
 });

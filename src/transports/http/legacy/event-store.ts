@@ -28,6 +28,12 @@ export interface EventStore {
   ): StoredEvent[] | undefined | Promise<StoredEvent[] | undefined>;
   /** Drops everything of a session (it was deleted or expired). */
   forgetSession(sessionId: string): void | Promise<void>;
+  /**
+   * The stream has ended and its client has taken every event, the end included: it sent its
+   * next request on the same connection (see InMemoryEventStore for what the default store does
+   * with that). Optional: a store without it keeps such streams like any other.
+   */
+  delivered?(sessionId: string, streamId: string): void;
 }
 
 export interface InMemoryEventStoreOptions {
@@ -37,10 +43,25 @@ export interface InMemoryEventStoreOptions {
   maxStreamsPerSession?: number;
 }
 
+/** A session's streams, and the ids of those delivered whole, oldest first. */
+interface SessionEvents {
+  readonly streams: RecentList<StoredEvent[]>;
+  readonly delivered: string[];
+}
+
+/**
+ * Delivered streams kept per session: the newest, as a margin for a client that pipelines (it
+ * may send its next request before it has read the answer). A delivered answer has nothing
+ * left to resume; keeping each until 100 newer streams pushed it out (as before R6) made every
+ * one outlive several scavenges, which is what grew a busy server's young generation
+ * (bench/RESULTS.md, R6).
+ */
+const DELIVERED_KEPT = 1;
+
 /** The default store: bounded, in this process. */
 export class InMemoryEventStore implements EventStore {
   /** Each session's streams, least recently written first (see RecentList: not Maps). */
-  private readonly sessions = new Map<string, RecentList<StoredEvent[]>>();
+  private readonly sessions = new Map<string, SessionEvents>();
   private readonly maxEvents: number;
   private readonly maxStreams: number;
 
@@ -50,11 +71,12 @@ export class InMemoryEventStore implements EventStore {
   }
 
   append(sessionId: string, streamId: string, event: StoredEvent): void {
-    let streams = this.sessions.get(sessionId);
-    if (!streams) {
-      streams = new RecentList();
-      this.sessions.set(sessionId, streams);
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = { streams: new RecentList(), delivered: [] };
+      this.sessions.set(sessionId, session);
     }
+    const { streams } = session;
     let events = streams.get(streamId);
     if (events) {
       streams.touch(streamId);
@@ -64,15 +86,24 @@ export class InMemoryEventStore implements EventStore {
       events = [event];
       streams.set(streamId, events);
     }
-    while (streams.size > this.maxStreams) {
-      const dropped = streams.delete(streams.oldest()!);
-      // Emptied, as the list's entries are: an array in old space keeps young events alive.
-      if (dropped) dropped.length = 0;
-    }
+    while (streams.size > this.maxStreams) drop(streams, streams.oldest()!);
+  }
+
+  /**
+   * Keeps the stream as the session's newest delivered one; the one before it is dropped. A
+   * stream still running, or whose client may not have it all (its connection closed), stays
+   * under maxStreamsPerSession like before.
+   */
+  delivered(sessionId: string, streamId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (!session?.streams.get(streamId)) return;
+    session.delivered.push(streamId);
+    while (session.delivered.length > DELIVERED_KEPT)
+      drop(session.streams, session.delivered.shift()!);
   }
 
   eventsAfter(sessionId: string, streamId: string, afterSeq: number): StoredEvent[] | undefined {
-    const events = this.sessions.get(sessionId)?.get(streamId);
+    const events = this.sessions.get(sessionId)?.streams.get(streamId);
     if (!events) return undefined;
     return events.filter((event) => event.seq > afterSeq);
   }
@@ -83,8 +114,14 @@ export class InMemoryEventStore implements EventStore {
 
   /** Streams currently held for a session (for tests and metrics). */
   streamCount(sessionId: string): number {
-    return this.sessions.get(sessionId)?.size ?? 0;
+    return this.sessions.get(sessionId)?.streams.size ?? 0;
   }
+}
+
+function drop(streams: RecentList<StoredEvent[]>, streamId: string): void {
+  const dropped = streams.delete(streamId);
+  // Emptied, as the list's entries are: an array in old space keeps young events alive.
+  if (dropped) dropped.length = 0;
 }
 
 /** Splits an event id into its stream and sequence number; undefined when it is not ours. */

@@ -124,7 +124,7 @@ export class ResumableStream {
     } finally {
       if (this.pending === pending) this.pending = undefined;
     }
-    if (this.ended) this.closeConnection();
+    if (this.ended) this.closeConnection(this.onDelivered());
     return response;
   }
 
@@ -159,8 +159,9 @@ export class ResumableStream {
     const event: StoredEvent = { id: `${this.id}:${seq}`, seq, message };
     if (this.durable) return this.writeThrough(event);
     const stored = this.options.store.append(this.options.sessionId, this.id, event);
-    // Chained, so that awaiting it means every earlier append has landed too.
-    this.written = this.written.then(() => stored).catch(() => {});
+    // Chained, so that awaiting it means every earlier append has landed too. A synchronous
+    // store has landed it already: no two promises and closures per event for nothing.
+    if (stored !== undefined) this.written = this.written.then(() => stored).catch(() => {});
     if (this.pending) {
       this.pending.push(event);
       return Promise.resolve();
@@ -210,9 +211,21 @@ export class ResumableStream {
     const { markEnd } = this.options;
     if (markEnd && !quiet) this.written = this.written.then(markEnd).catch(() => {});
     this.afterStored(() => {
-      if (!this.pending) this.closeConnection();
+      if (!this.pending) this.closeConnection(this.onDelivered());
       this.reportIfFinished();
     });
+  }
+
+  /**
+   * What tells the store that the connection being ended took the rest of this ended stream
+   * (every event after its client's cursor: live ones, and a resume's replay) to the OS.
+   */
+  private onDelivered(): (() => void) | undefined {
+    const { store, sessionId } = this.options;
+    if (!store.delivered) return undefined;
+    // Held by the connection until its next request: the ids, not the whole stream.
+    const streamId = this.id;
+    return () => store.delivered!(sessionId, streamId);
   }
 
   /**
@@ -271,11 +284,12 @@ export class ResumableStream {
     this.options.onFinished?.();
   }
 
-  private closeConnection(): void {
+  /** `onDelivered`: see EventSink.end (only when the stream has ended). */
+  private closeConnection(onDelivered?: () => void): void {
     const connection = this.connection;
     if (!connection) return;
     this.connection = undefined;
-    connection.end();
+    connection.end(onDelivered);
     this.reportIfFinished();
   }
 }
