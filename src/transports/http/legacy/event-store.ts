@@ -39,7 +39,10 @@ export interface EventStore {
 export interface InMemoryEventStoreOptions {
   /** Events kept per stream; older ones are dropped. Default 1,000. */
   maxEventsPerStream?: number;
-  /** Streams kept per session; the least recently written is dropped. Default 100. */
+  /**
+   * Streams kept per session; the least recently written is dropped. Default 100. An answer
+   * its client provably took whole (see `delivered`) leaves sooner: a session keeps its newest.
+   */
   maxStreamsPerSession?: number;
 }
 
