@@ -3,10 +3,15 @@
  * status with or without a JSON-RPC error, or a 2xx body holding the reply as JSON or SSE.
  */
 import { LocalError } from "../../../jsonrpc/errors.js";
-import type { JsonRpcRequest, JsonRpcResponse } from "../../../jsonrpc/types.js";
+import type { JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../../../jsonrpc/types.js";
 import { errorResponseIn, HttpStatusError } from "./era.js";
 import type { PostAnswer } from "./post-carrier.js";
-import { jsonReplyIn, type ReplySink, sseReplyCollector } from "./reply-reader.js";
+import {
+  jsonReplyIn,
+  type ReplySink,
+  type StreamPosition,
+  sseReplyCollector,
+} from "./reply-reader.js";
 
 /**
  * A non-2xx answer. A JSON-RPC error body (except with 401/403, never an era signal) is the
@@ -36,11 +41,7 @@ export async function replyIn(
   cancelled: { readonly aborted: boolean; readonly reason: unknown },
 ): Promise<JsonRpcResponse | undefined> {
   const type = answer.contentType;
-  if (type.includes("text/event-stream")) {
-    const collector = sseReplyCollector(request.id, sink, {});
-    await answer.sse(collector.handlers);
-    return collector.reply();
-  }
+  if (type.includes("text/event-stream")) return sseReplyIn(answer, request.id, sink, {});
   if (type.includes("application/json")) return jsonReplyIn(await answer.text(), request.id, sink);
   answer.discard();
   if (cancelled.aborted) throw cancelled.reason;
@@ -48,4 +49,19 @@ export async function replyIn(
     "transport",
     `${request.method}: HTTP ${answer.status} with ${type ? `content type ${type}` : "no body"} is no reply`,
   );
+}
+
+/**
+ * Reads an SSE answer until the reply to `id` arrives or the stream ends (then undefined);
+ * `position` follows the event ids and `retry` for a legacy resumption.
+ */
+export async function sseReplyIn(
+  answer: PostAnswer,
+  id: JsonRpcId | undefined,
+  sink: ReplySink,
+  position: StreamPosition,
+): Promise<JsonRpcResponse | undefined> {
+  const collector = sseReplyCollector(id, sink, position);
+  await answer.sse(collector.handlers);
+  return collector.reply();
 }

@@ -40,7 +40,7 @@ import { LegacySession } from "./legacy-session.js";
 import { standardHeaders } from "./mcp-headers-out.js";
 import { NodeCarrier } from "./node-carrier.js";
 import type { HeaderSource, HttpClientTransportOptions } from "./options.js";
-import { answerOf, FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
+import { FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
 import { brokenStream, type ReplySink } from "./reply-reader.js";
 import { RequestCancel } from "./request-cancel.js";
 import { SseEndpoint } from "./sse-endpoint.js";
@@ -112,8 +112,14 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     if (message.method === "tools/list") this.toolsListIds.add(message.id);
     try {
       if (this.sse) return await this.sse.post(message);
-      if (message.method === "initialize") return await this.initialize(message, cancel.signal);
-      if (this.legacy.established) return await this.legacy.request(message, cancel.signal);
+      if (message.method === "initialize") return await this.initialize(message, cancel);
+      if (this.legacy.established) {
+        const reply = await this.legacy.request(message, cancel);
+        // As for modern replies: it came on the request's own stream, nothing to abort (an
+        // abort would close a reply stream that was about to end and give its connection back).
+        this.inflight.delete(message.id);
+        return this.deliver(reply);
+      }
       // The cache answers probes only: a client that insists on modern still asks the server.
       if (options?.probe && (this.flavourValue === "legacy" || this.flavourValue === "sse")) {
         throw new CachedLegacyError(endpointKey(this.url), this.flavourValue);
@@ -143,8 +149,9 @@ export class HttpClientTransport implements Transport, HttpCarrier {
       cancel.abort(new LocalError("closed", "the HTTP transport closed"));
     }
     this.sse?.close();
-    this.posterValue?.close();
+    // The session's DELETE goes over the carrier: close it only after.
     await this.legacy.end();
+    this.posterValue?.close();
     this.finish({});
   }
 
@@ -156,7 +163,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     return this.authorizedFetch(auth, url, init);
   }
 
-  /** The legacy and HTTP+SSE requests with the provider's headers, retried once on its word. */
+  /** The HTTP+SSE transport's requests with the provider's headers, retried once on its word. */
   private async authorizedFetch(
     auth: HttpAuthProvider,
     url: URL,
@@ -257,7 +264,10 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     return headers;
   }
 
-  /** How modern POSTs travel: the user's fetch when given, node:http otherwise. */
+  /**
+   * How requests to the endpoint travel (modern POSTs; legacy POSTs, GETs and DELETE): the
+   * user's fetch when given, node:http otherwise.
+   */
   private get poster(): PostCarrier {
     this.posterValue ??= this.options.fetch
       ? new FetchCarrier(this.options.fetch)
@@ -293,21 +303,11 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   ): Promise<JsonRpcResponse> {
     const source = this.options.headers;
     const user = typeof source === "function" ? await source() : source;
-    const auth = this.options.auth;
-    const answer =
-      auth === undefined
-        ? await this.poster.post(
-            this.url,
-            this.modernHeaders(user, request),
-            JSON.stringify(request),
-            cancel,
-          )
-        : await this.authorizedPost(
-            auth,
-            this.modernHeaders(user, request),
-            JSON.stringify(request),
-            cancel,
-          );
+    const answer = await this.post(
+      this.modernHeaders(user, request),
+      JSON.stringify(request),
+      cancel,
+    );
     if (!answer.ok) return failureReplyIn(request, answer);
     if (this.flavourValue !== "modern") this.remember("modern");
     const reply = await replyIn(request, answer, this.sink, cancel);
@@ -315,42 +315,50 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     return reply;
   }
 
-  /**
-   * A modern POST with the provider's headers; on a 401/403 the provider may renew its
-   * credentials, and then the POST goes once more. Kept apart so that without auth the POST
-   * path has no extra await.
-   */
-  private async authorizedPost(
-    auth: HttpAuthProvider,
+  /** HttpCarrier: a POST to the endpoint (modern or legacy) over the carrier. */
+  post(headers: Record<string, string>, body: string, cancel?: RequestCancel): Promise<PostAnswer> {
+    const auth = this.options.auth;
+    if (auth === undefined) return this.poster.post(this.url, headers, body, cancel);
+    return this.authorizedSend(auth, "POST", headers, body, cancel);
+  }
+
+  /** HttpCarrier: the legacy session's GETs and DELETE over the carrier. */
+  request(
+    method: "GET" | "DELETE",
     headers: Record<string, string>,
-    body: string,
     cancel?: RequestCancel,
   ): Promise<PostAnswer> {
-    const request: HttpAuthRequest = { method: "POST", url: this.url, endpoint: this.url };
+    const auth = this.options.auth;
+    if (auth === undefined) return this.poster.request(method, this.url, headers, cancel);
+    return this.authorizedSend(auth, method, headers, undefined, cancel);
+  }
+
+  /**
+   * A request to the endpoint with the provider's headers; on a 401/403 the provider may renew
+   * its credentials, and then the request goes once more. Kept apart so that without auth the
+   * POST path has no extra await.
+   */
+  private async authorizedSend(
+    auth: HttpAuthProvider,
+    method: "POST" | "GET" | "DELETE",
+    headers: Record<string, string>,
+    body: string | undefined,
+    cancel?: RequestCancel,
+  ): Promise<PostAnswer> {
+    const request: HttpAuthRequest = { method, url: this.url, endpoint: this.url };
     return sendAuthorized(
       auth,
       request,
-      (sent) => this.poster.post(this.url, { ...headers, ...sent }, body, cancel),
+      (sent) =>
+        method === "POST"
+          ? this.poster.post(this.url, { ...headers, ...sent }, body ?? "", cancel)
+          : this.poster.request(method, this.url, { ...headers, ...sent }, cancel),
       (answer) => ({
         status: answer.status,
         headers: () => answer.headers(),
         discard: () => answer.discard(),
       }),
     );
-  }
-
-  /** A non-2xx answer: the JSON-RPC error reply it holds, or an HttpStatusError. */
-  failureReply(request: JsonRpcRequest, response: Response): Promise<JsonRpcResponse> {
-    return failureReplyIn(request, answerOf(response));
-  }
-
-  /** The reply in a 2xx body (JSON or SSE), or undefined when none came. */
-  readReply(
-    request: JsonRpcRequest,
-    response: Response,
-    signal: AbortSignal,
-  ): Promise<JsonRpcResponse | undefined> {
-    return replyIn(request, answerOf(response), this.sink, signal);
   }
 
   private async relistTools(request: JsonRpcRequest, cancel: RequestCancel): Promise<void> {
@@ -376,13 +384,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
   private async sendModernOther(message: JsonRpcMessage): Promise<void> {
     const source = this.options.headers;
     const user = typeof source === "function" ? await source() : source;
-    const auth = this.options.auth;
-    const headers = this.modernHeaders(user, message);
-    const body = JSON.stringify(message);
-    const answer =
-      auth === undefined
-        ? await this.poster.post(this.url, headers, body)
-        : await this.authorizedPost(auth, headers, body);
+    const answer = await this.post(this.modernHeaders(user, message), JSON.stringify(message));
     answer.discard();
     if (!answer.ok) {
       const what = "method" in message ? message.method : "response";
@@ -396,19 +398,21 @@ export class HttpClientTransport implements Transport, HttpCarrier {
    * `initialize` starts a legacy session. When the endpoint refuses it without a JSON-RPC
    * body, the deprecated HTTP+SSE transport is the last thing left to try.
    */
-  private async initialize(request: JsonRpcRequest, signal: AbortSignal): Promise<void> {
+  private async initialize(request: JsonRpcRequest, cancel: RequestCancel): Promise<void> {
     if (this.flavourValue !== "sse") {
       try {
-        if (await this.legacy.initialize(request, signal)) this.remember("legacy");
+        const reply = await this.legacy.initialize(request, cancel);
+        if (this.legacy.established) this.remember("legacy");
         else this.forget();
-        return;
+        this.inflight.delete(request.id);
+        return this.deliver(reply);
       } catch (error) {
         if (!(error instanceof HttpStatusError) || error.eraSignal !== "legacy") throw error;
       }
     }
     const sse = new SseEndpoint(this);
     try {
-      await sse.open(signal);
+      await sse.open(cancel.signal);
     } catch (error) {
       this.forget();
       throw error;

@@ -3,17 +3,24 @@
  * session the server assigns at `initialize`, the standalone GET stream for server-initiated
  * messages, resumption of broken streams with `Last-Event-ID` after the server's `retry` delay,
  * a fresh `initialize` when the server has forgotten the session (404), and DELETE at the end.
+ * Every request goes over the transport's carrier (node:http by default, or the user's fetch).
  */
 import { LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from "../../../jsonrpc/types.js";
+import { failureReplyIn, replyIn, sseReplyIn } from "./answer-reader.js";
 import type { HttpCarrier } from "./carrier.js";
 import { HttpStatusError } from "./era.js";
-import { brokenStream, readSseReply, type StreamPosition } from "./reply-reader.js";
+import type { PostAnswer } from "./post-carrier.js";
+import { brokenStream, type StreamPosition } from "./reply-reader.js";
+import { RequestCancel } from "./request-cancel.js";
 
 const DEFAULT_RECONNECT_DELAY_MS = 1000;
 const DEFAULT_MAX_RECONNECTS = 5;
 /** Failed reconnections in a row back off up to this (ms); a longer server `retry` still wins. */
 const MAX_BACKOFF_MS = 30_000;
+/** How long the closing DELETE may take. */
+const DELETE_TIMEOUT_MS = 2000;
+const POST_ACCEPT = "application/json, text/event-stream";
 
 export class LegacySession {
   sessionId: string | undefined;
@@ -22,7 +29,7 @@ export class LegacySession {
   established = false;
   private readonly carrier: HttpCarrier;
   private initRequest: JsonRpcRequest | undefined;
-  private getStream: AbortController | undefined;
+  private getStream: RequestCancel | undefined;
   private reinitializing: Promise<void> | undefined;
   private reinitCount = 0;
 
@@ -38,7 +45,16 @@ export class LegacySession {
   }
 
   private async headers(accept: string, lastEventId?: string): Promise<Record<string, string>> {
-    const headers = await this.carrier.baseHeaders();
+    return this.headersOver(await this.carrier.baseHeaders(), accept, lastEventId);
+  }
+
+  /** The session's headers over a copy of the user's. */
+  private headersOver(
+    user: Record<string, string> | undefined,
+    accept: string,
+    lastEventId?: string,
+  ): Record<string, string> {
+    const headers: Record<string, string> = Object.assign({}, user);
     headers.Accept = accept;
     if (accept !== "text/event-stream") headers["Content-Type"] = "application/json";
     if (this.sessionId !== undefined) headers["Mcp-Session-Id"] = this.sessionId;
@@ -47,85 +63,96 @@ export class LegacySession {
     return headers;
   }
 
-  private post(message: JsonRpcMessage, signal?: AbortSignal): Promise<Response> {
-    return this.headers("application/json, text/event-stream").then((headers) =>
-      this.carrier.fetch(this.carrier.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(message),
-        signal,
-      }),
+  /** Static user headers cost no await: only a header function is waited for. */
+  private post(message: JsonRpcMessage, cancel?: RequestCancel): Promise<PostAnswer> {
+    const source = this.carrier.options.headers;
+    if (typeof source === "function") {
+      return Promise.resolve(source()).then((user) =>
+        this.carrier.post(this.headersOver(user, POST_ACCEPT), JSON.stringify(message), cancel),
+      );
+    }
+    return this.carrier.post(
+      this.headersOver(source, POST_ACCEPT),
+      JSON.stringify(message),
+      cancel,
     );
   }
 
   /**
-   * POSTs `initialize` without a session. Rejects with HttpStatusError when the endpoint refuses
-   * it without a JSON-RPC body (the caller then tries HTTP+SSE); a JSON-RPC error is delivered.
+   * POSTs `initialize` without a session and resolves to its reply (the caller delivers it;
+   * `established` tells whether it opened the session). Rejects with HttpStatusError when the
+   * endpoint refuses it without a JSON-RPC body (the caller then tries HTTP+SSE).
    */
-  async initialize(request: JsonRpcRequest, signal: AbortSignal): Promise<boolean> {
+  async initialize(request: JsonRpcRequest, cancel: RequestCancel): Promise<JsonRpcResponse> {
     this.sessionId = undefined;
     this.protocolVersion = undefined;
-    const response = await this.post(request, signal);
-    if (!response.ok) {
-      this.carrier.deliver(await this.carrier.failureReply(request, response));
-      return false;
-    }
-    this.sessionId = response.headers.get("mcp-session-id") ?? undefined;
+    const answer = await this.post(request, cancel);
+    if (!answer.ok) return failureReplyIn(request, answer);
+    this.sessionId = answer.headers().get("mcp-session-id") ?? undefined;
     this.initRequest = request;
-    const reply = await this.replyWithResume(request, response, signal);
+    const reply = await this.replyWithResume(request, answer, cancel);
     if ("result" in reply) this.adopt(reply);
-    this.carrier.deliver(reply);
-    return this.established;
+    return reply;
   }
 
-  /** A request within the session; a 404 means the server forgot it: initialize again, once. */
-  async request(request: JsonRpcRequest, signal: AbortSignal, renewed = false): Promise<void> {
-    await this.reinitializing;
-    const response = await this.post(request, signal);
-    if (response.status === 404 && this.sessionId !== undefined && !renewed) {
-      await response.body?.cancel().catch(() => {});
-      await this.reinitialize(signal);
-      return this.request(request, signal, true);
+  /**
+   * A request within the session: resolves to its reply (the caller delivers it). A 404 means
+   * the server forgot the session: initialize again, once.
+   */
+  async request(
+    request: JsonRpcRequest,
+    cancel: RequestCancel,
+    renewed = false,
+  ): Promise<JsonRpcResponse> {
+    if (this.reinitializing) await this.reinitializing;
+    const answer = await this.post(request, cancel);
+    if (answer.status === 404 && this.sessionId !== undefined && !renewed) {
+      answer.discard();
+      await this.reinitialize(cancel);
+      return this.request(request, cancel, true);
     }
-    if (!response.ok) {
-      this.carrier.deliver(await this.carrier.failureReply(request, response));
-      return;
-    }
-    this.carrier.deliver(await this.replyWithResume(request, response, signal));
+    if (!answer.ok) return failureReplyIn(request, answer);
+    return this.replyWithResume(request, answer, cancel);
   }
 
   /** Notifications and replies to server requests: accepted with 202, nothing comes back. */
   async sendOther(message: JsonRpcMessage): Promise<void> {
-    await this.reinitializing;
-    const response = await this.post(message);
-    await response.body?.cancel().catch(() => {});
-    if (!response.ok) {
+    if (this.reinitializing) await this.reinitializing;
+    const answer = await this.post(message);
+    answer.discard();
+    if (!answer.ok) {
       const what = "method" in message ? message.method : "response";
-      throw new HttpStatusError(response.status, "", response.headers, what);
+      throw new HttpStatusError(answer.status, "", answer.headers(), what);
     }
     if ("method" in message && message.method === "notifications/initialized") this.openStream();
   }
 
-  /** Ends the session: stops the GET stream and DELETEs the session (best effort). */
+  /**
+   * Ends the session: stops the GET stream and DELETEs the session (best effort, bounded by
+   * DELETE_TIMEOUT_MS). The transport closes its carrier after this.
+   */
   async end(): Promise<void> {
-    this.getStream?.abort();
+    this.getStream?.abort(new LocalError("closed", "the legacy session ended"));
     this.getStream = undefined;
     const sessionId = this.sessionId;
     if (sessionId === undefined) return;
     this.sessionId = undefined;
+    const cancel = new RequestCancel();
+    const timer = setTimeout(
+      () => cancel.abort(new LocalError("aborted", "the session's DELETE timed out")),
+      DELETE_TIMEOUT_MS,
+    );
     try {
       const headers = await this.carrier.baseHeaders();
       headers["Mcp-Session-Id"] = sessionId;
       if (this.protocolVersion !== undefined)
         headers["MCP-Protocol-Version"] = this.protocolVersion;
-      const response = await this.carrier.fetch(this.carrier.url, {
-        method: "DELETE",
-        headers,
-        signal: AbortSignal.timeout(2000),
-      });
-      await response.body?.cancel().catch(() => {});
+      const answer = await this.carrier.request("DELETE", headers, cancel);
+      answer.discard();
     } catch {
       // The server may be gone already; the session dies with it.
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -135,26 +162,26 @@ export class LegacySession {
     this.established = true;
   }
 
-  private reinitialize(signal: AbortSignal): Promise<void> {
-    this.reinitializing ??= this.renew(signal).finally(() => {
+  private reinitialize(cancel: RequestCancel): Promise<void> {
+    this.reinitializing ??= this.renew(cancel).finally(() => {
       this.reinitializing = undefined;
     });
     return this.reinitializing;
   }
 
-  private async renew(signal: AbortSignal): Promise<void> {
+  private async renew(cancel: RequestCancel): Promise<void> {
     const original = this.initRequest;
     if (!original) throw new LocalError("transport", "the legacy session expired (HTTP 404)");
-    this.getStream?.abort();
+    this.getStream?.abort(new LocalError("closed", "the legacy session expired"));
     this.getStream = undefined;
     this.sessionId = undefined;
     this.protocolVersion = undefined;
     const request = { ...original, id: `mcpwire-reinitialize-${++this.reinitCount}` };
-    const response = await this.post(request, signal);
-    if (response.ok) this.sessionId = response.headers.get("mcp-session-id") ?? undefined;
-    const reply = response.ok
-      ? await this.replyWithResume(request, response, signal)
-      : await this.carrier.failureReply(request, response);
+    const answer = await this.post(request, cancel);
+    if (answer.ok) this.sessionId = answer.headers().get("mcp-session-id") ?? undefined;
+    const reply = answer.ok
+      ? await this.replyWithResume(request, answer, cancel)
+      : await failureReplyIn(request, answer);
     if (!("result" in reply)) {
       throw new LocalError("transport", `re-initialize failed: ${reply.error.message}`);
     }
@@ -162,7 +189,7 @@ export class LegacySession {
     this.carrier.warn(`legacy session expired; re-initialized as ${this.sessionId ?? "(none)"}`);
     // The server must hear `initialized` before anything else of the new session.
     const initialized = await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
-    await initialized.body?.cancel().catch(() => {});
+    initialized.discard();
     this.openStream();
   }
 
@@ -174,27 +201,26 @@ export class LegacySession {
    */
   private async replyWithResume(
     request: JsonRpcRequest,
-    response: Response,
-    signal: AbortSignal,
+    first: PostAnswer,
+    cancel: RequestCancel,
   ): Promise<JsonRpcResponse> {
-    const type = response.headers.get("content-type") ?? "";
-    if (!type.includes("text/event-stream") || !response.body) {
-      const reply = await this.carrier.readReply(request, response, signal);
+    if (!first.contentType.includes("text/event-stream")) {
+      const reply = await replyIn(request, first, this.carrier.sink, cancel);
       if (!reply) throw brokenStream(request.method);
       return reply;
     }
     const position: StreamPosition = {};
-    let body: ReadableStream<Uint8Array> | undefined = response.body;
+    let answer: PostAnswer | undefined = first;
     let failure: unknown;
     let failures = 0;
     for (;;) {
-      if (body) {
+      if (answer) {
         const cursor = position.lastEventId;
         try {
-          const reply = await readSseReply(body, request.id, this.carrier.sink, position);
+          const reply = await sseReplyIn(answer, request.id, this.carrier.sink, position);
           if (reply) return reply;
         } catch (error) {
-          if (signal.aborted) throw signal.reason;
+          if (cancel.aborted) throw cancel.reason;
           failure = error;
         }
         // A connection that moved the cursor made progress: only failures in a row count.
@@ -204,25 +230,21 @@ export class LegacySession {
         throw brokenStream(request.method, failure);
       }
       failures += 1;
-      await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), signal);
-      body = undefined;
+      await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), cancel);
+      answer = undefined;
       try {
-        const resumed = await this.carrier.fetch(this.carrier.url, {
-          method: "GET",
-          headers: await this.headers("text/event-stream", position.lastEventId),
-          signal,
-        });
-        const resumedType = resumed.headers.get("content-type") ?? "";
-        if (resumed.ok && resumedType.includes("text/event-stream") && resumed.body) {
-          body = resumed.body;
+        const headers = await this.headers("text/event-stream", position.lastEventId);
+        const resumed = await this.carrier.request("GET", headers, cancel);
+        if (resumed.ok && resumed.contentType.includes("text/event-stream")) {
+          answer = resumed;
         } else {
-          await resumed.body?.cancel().catch(() => {});
+          resumed.discard();
           failure = new Error(`resumption answered HTTP ${resumed.status}`);
           // The session or the stream is gone, or resumption is refused: no point in retrying.
           if (isFinalRefusal(resumed.status)) throw brokenStream(request.method, failure);
         }
       } catch (error) {
-        if (signal.aborted) throw signal.reason;
+        if (cancel.aborted) throw cancel.reason;
         if (error instanceof LocalError) throw error;
         failure = error;
       }
@@ -232,33 +254,29 @@ export class LegacySession {
   /** The standalone GET stream; a server answering 405 offers none. */
   private openStream(): void {
     if (this.getStream || this.carrier.isClosed) return;
-    const controller = new AbortController();
-    this.getStream = controller;
-    void this.runStream(controller.signal);
+    const cancel = new RequestCancel();
+    this.getStream = cancel;
+    void this.runStream(cancel);
   }
 
-  private async runStream(signal: AbortSignal): Promise<void> {
+  private async runStream(cancel: RequestCancel): Promise<void> {
     const position: StreamPosition = {};
     let failures = 0;
-    while (!signal.aborted && !this.carrier.isClosed) {
+    while (!cancel.aborted && !this.carrier.isClosed) {
       try {
-        const response = await this.carrier.fetch(this.carrier.url, {
-          method: "GET",
-          headers: await this.headers("text/event-stream", position.lastEventId),
-          signal,
-        });
-        const type = response.headers.get("content-type") ?? "";
-        if (!response.ok || !type.includes("text/event-stream") || !response.body) {
-          await response.body?.cancel().catch(() => {});
+        const headers = await this.headers("text/event-stream", position.lastEventId);
+        const answer = await this.carrier.request("GET", headers, cancel);
+        if (!answer.ok || !answer.contentType.includes("text/event-stream")) {
+          answer.discard();
           // 405: no stream offered. 404: the session is gone; the next request renews it.
-          if (response.status === 405 || response.status === 404) return;
+          if (answer.status === 405 || answer.status === 404) return;
           failures += 1;
         } else {
           failures = 0;
-          await readSseReply(response.body, undefined, this.carrier.sink, position);
+          await sseReplyIn(answer, undefined, this.carrier.sink, position);
         }
       } catch (error) {
-        if (signal.aborted) return;
+        if (cancel.aborted) return;
         if (error instanceof LocalError && error.kind === "auth") {
           // Asking again would start another authorization (a browser prompt, say) per retry.
           this.carrier.warn(`the legacy GET stream stopped: ${error.message}`);
@@ -271,7 +289,7 @@ export class LegacySession {
         return;
       }
       try {
-        await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), signal);
+        await delay(backoff(position.retryMs ?? this.reconnectDelayMs, failures), cancel);
       } catch {
         return;
       }
@@ -293,18 +311,18 @@ function isFinalRefusal(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
-/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or rejects with the cancellation's reason when it comes first. */
+function delay(ms: number, cancel: RequestCancel): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
+    if (cancel.aborted) return reject(cancel.reason);
     const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
+      forget();
       resolve();
     }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
+    // No request is in flight while waiting: the cancellation's one listener is free.
+    const forget = cancel.onAbort((reason) => {
+      clearTimeout(timer);
+      reject(reason);
+    });
   });
 }

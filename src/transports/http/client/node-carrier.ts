@@ -1,5 +1,6 @@
 /**
- * The default carrier of modern POSTs: node:http (or node:https for https: URLs) with a
+ * The default carrier of the endpoint's requests (modern POSTs, a legacy session's POSTs, GET
+ * streams and DELETE): node:http (or node:https for https: URLs) with a
  * keep-alive agent owned by the transport. Per request it costs a fraction of `fetch` (no
  * undici Request/Response, no web streams, no body stream per reply), and the agent's sockets
  * are destroyed when the transport closes, so nothing lingers.
@@ -67,11 +68,30 @@ export class NodeCarrier implements PostCarrier {
     body: string,
     cancel?: RequestCancel,
   ): Promise<PostAnswer> {
+    return this.send("POST", url, headers, body, cancel);
+  }
+
+  request(
+    method: "GET" | "DELETE",
+    url: URL,
+    headers: Record<string, string>,
+    cancel?: RequestCancel,
+  ): Promise<PostAnswer> {
+    return this.send(method, url, headers, undefined, cancel);
+  }
+
+  private send(
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    body: string | undefined,
+    cancel: RequestCancel | undefined,
+  ): Promise<PostAnswer> {
     if (cancel?.aborted) return Promise.reject(cancel.reason);
     if (this.closed) return Promise.reject(new Error("the HTTP carrier is closed"));
     const target = this.targetFor(url);
-    const payload = Buffer.from(body, "utf8");
-    headers["Content-Length"] = String(payload.length);
+    const payload = body === undefined ? undefined : Buffer.from(body, "utf8");
+    if (payload) headers["Content-Length"] = String(payload.length);
     const options: RequestOptions = {
       protocol: target.protocol,
       hostname: target.hostname,
@@ -79,7 +99,7 @@ export class NodeCarrier implements PostCarrier {
       path: target.path,
       auth: target.auth,
       agent: target.agent,
-      method: "POST",
+      method,
       headers,
     };
     return new Promise<PostAnswer>((resolve, reject) => {

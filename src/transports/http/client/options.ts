@@ -9,11 +9,12 @@ export type HeaderSource =
 export interface HttpClientTransportOptions {
   /**
    * The fetch to use (proxies, auth wrappers, tests): then every request goes through it.
-   * Default: modern POSTs go over node:http(s) with a keep-alive agent the transport owns
-   * (closed with it); the legacy and HTTP+SSE paths use globalThis.fetch.
+   * Default: POSTs (modern, and a legacy session's POSTs and DELETE) go over node:http(s) with
+   * a keep-alive agent the transport owns (closed with it); the legacy GET streams and the
+   * HTTP+SSE transport use globalThis.fetch.
    */
   fetch?: typeof fetch;
-  /** Without `fetch`: connections the modern POSTs may open at once. Default 256. */
+  /** Without `fetch`: connections the POSTs may open at once. Default 256. */
   maxSockets?: number;
   /** Extra headers on every HTTP request; MCP headers take precedence. */
   headers?: HeaderSource;

@@ -1,8 +1,9 @@
 /**
- * What the modern POST path needs from an HTTP client, so that one code path (headers, status
- * and era handling, JSON and SSE reply reading) runs over either carrier: node:http with a
- * keep-alive agent (node-carrier.ts, the default) or a `fetch` (the user's own, for proxies,
- * auth wrappers and tests). Only sending the bytes and reading the answer differ.
+ * What the endpoint's requests (modern POSTs; a legacy session's POSTs, GETs and DELETE) need from an HTTP client, so
+ * that one code path (headers, status and era handling, JSON and SSE reply reading) runs over
+ * either carrier: node:http with a keep-alive agent (node-carrier.ts, the default) or a `fetch`
+ * (the user's own, for proxies, auth wrappers and tests). Only sending the bytes and reading
+ * the answer differ.
  */
 import type { RequestCancel } from "./request-cancel.js";
 import { readSse, type SseHandlers } from "./sse-reader.js";
@@ -38,6 +39,16 @@ export interface PostCarrier {
     url: URL,
     headers: Record<string, string>,
     body: string,
+    cancel?: RequestCancel,
+  ): Promise<PostAnswer>;
+  /**
+   * A request without a body (a legacy session's GET stream or DELETE); cancelling closes it,
+   * as for `post`.
+   */
+  request(
+    method: "GET" | "DELETE",
+    url: URL,
+    headers: Record<string, string>,
     cancel?: RequestCancel,
   ): Promise<PostAnswer>;
   /** Frees what the carrier holds (pooled connections). Requests in flight are aborted. */
@@ -77,6 +88,16 @@ export class FetchCarrier implements PostCarrier {
   ): Promise<PostAnswer> {
     const signal = cancel?.signal;
     return answerOf(await this.fetch(url, { method: "POST", headers, body, signal }));
+  }
+
+  async request(
+    method: "GET" | "DELETE",
+    url: URL,
+    headers: Record<string, string>,
+    cancel?: RequestCancel,
+  ): Promise<PostAnswer> {
+    const signal = cancel?.signal;
+    return answerOf(await this.fetch(url, { method, headers, signal }));
   }
 
   close(): void {
