@@ -156,6 +156,30 @@ describe("the verified-token cache", () => {
     }
   });
 
+  it("tells apart remembered tokens that end alike, each keeping its own principal", async () => {
+    const verifier = countingVerifier(() => ({ exp: Date.now() / 1000 + 300 }));
+    const rs = await startProtected({ issuer: "http://127.0.0.1:1", verifier });
+    // The cache looks tokens up by their last characters first: these three share them.
+    const suffix = ".same-tail-for-every-token";
+    const tokens = ["a", "b", "c"].map((prefix) => `${prefix}${suffix}`);
+    const order = [0, 1, 2, 0, 1, 2, 0, 2, 1].map((i) => tokens[i]!);
+    try {
+      for (const token of order) {
+        assert.equal((await callTool(rs.url, "whoami", `Bearer ${token}`)).status, 200);
+      }
+      assert.deepEqual(verifier.calls, tokens);
+      assert.deepEqual(
+        rs.seen.map((principal) => principal.subject),
+        order,
+      );
+      // A token that differs only before the shared tail is checked, not taken for another.
+      assert.equal((await callTool(rs.url, "whoami", `Bearer d${suffix}`)).status, 200);
+      assert.deepEqual(verifier.calls, [...tokens, `d${suffix}`]);
+    } finally {
+      await rs.close();
+    }
+  });
+
   it("does not cache a token without expiry when the verifier sets no limit", async () => {
     const verifier = countingVerifier(() => ({}));
     const rs = await startProtected({ issuer: "http://127.0.0.1:1", verifier });

@@ -13,6 +13,7 @@ import { checkServerUrl } from "./config-checks.js";
 import { DpopChecker, type DpopOptions, InvalidProofError } from "./dpop.js";
 import { jwtAccessTokens } from "./jwt-verifier.js";
 import { type AccessTokenPrincipal, InvalidTokenError, principalOf } from "./principal.js";
+import { TokenCache } from "./token-cache.js";
 import type { TokenVerifier } from "./verifier.js";
 
 export interface ProtectResourceOptions {
@@ -56,8 +57,6 @@ export interface ProtectResourceOptions {
 
 interface Cached {
   principal: AccessTokenPrincipal;
-  /** ms since the epoch after which the token is checked again. */
-  until: number;
   /** The DPoP key the token is bound to (its cnf.jkt), if any. */
   jkt: string | undefined;
 }
@@ -79,10 +78,9 @@ class ProtectedResource implements ResourceGuard {
   private readonly servers: string[];
   private readonly required: readonly string[];
   private readonly methodScopes: ReadonlyMap<string, readonly string[]>;
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: TokenCache<Cached>;
   private readonly pending = new Map<string, Promise<Cached | Response>>();
   private readonly dpop: DpopChecker | undefined;
-  private readonly maxCached: number;
 
   constructor(private readonly options: ProtectResourceOptions) {
     this.servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
@@ -99,7 +97,7 @@ class ProtectedResource implements ResourceGuard {
     this.verifier = options.verifier ?? jwtAccessTokens({ issuer: options.issuer! });
     this.required = options.requiredScopes ?? [];
     this.methodScopes = new Map(Object.entries(options.methodScopes ?? {}));
-    this.maxCached = options.maxCachedTokens ?? 10_000;
+    this.cache = new TokenCache(options.maxCachedTokens ?? 10_000);
     this.dpop = options.dpop
       ? new DpopChecker(options.dpop === true ? {} : options.dpop)
       : undefined;
@@ -166,16 +164,12 @@ class ProtectedResource implements ResourceGuard {
     const header = request.headers.get("authorization");
     if (header === null) return this.challenge(this.required);
     const space = header.indexOf(" ");
-    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
-    const dpop = scheme === "dpop" ? this.dpop : undefined;
-    if (scheme !== "bearer" && !dpop) return this.challenge(this.required);
-    if (scheme === "bearer" && this.dpop?.required) return this.challenge(this.required);
+    const bearer = isScheme(header, space, "bearer");
+    const dpop = !bearer && isScheme(header, space, "dpop") ? this.dpop : undefined;
+    if (!bearer && !dpop) return this.challenge(this.required);
+    if (bearer && this.dpop?.required) return this.challenge(this.required);
     const token = header.slice(space + 1).trim();
-    let cached = this.cache.get(token);
-    if (cached !== undefined && cached.until <= Date.now()) {
-      this.cache.delete(token);
-      cached = undefined;
-    }
+    const cached = this.cache.get(token);
     // The cached bearer case answers synchronously: no promise on the hot path. (A cached token
     // passed the syntax check below when it was first seen.)
     if (cached !== undefined && !dpop) return this.admitBearer(cached);
@@ -277,14 +271,8 @@ class ProtectedResource implements ResourceGuard {
         ? Number.POSITIVE_INFINITY
         : now + this.verifier.maxCacheMs;
     const until = Math.min(principal.expiresAt ?? limit, limit);
-    const entry: Cached = { principal, until, jkt };
-    if (!Number.isFinite(until) || until <= now) return entry;
-    if (this.cache.size >= this.maxCached) {
-      // Map order is insertion order: the first key is the oldest entry.
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(token, entry);
+    const entry: Cached = { principal, jkt };
+    if (Number.isFinite(until) && until > now) this.cache.set(token, entry, until);
     return entry;
   }
 
@@ -314,4 +302,18 @@ class ProtectedResource implements ResourceGuard {
     if (this.options.onError) this.options.onError(failure);
     else process.stderr.write(`mcpwire auth: cannot check an access token: ${failure.message}\n`);
   }
+}
+
+/**
+ * Whether the header's auth-scheme (before `space`, -1 for none) is `lower`, compared
+ * case-insensitively (RFC 9110 §11.1) without building a lowercased copy per request.
+ */
+function isScheme(header: string, space: number, lower: string): boolean {
+  const end = space < 0 ? header.length : space;
+  if (end !== lower.length) return false;
+  for (let i = 0; i < end; i++) {
+    // ASCII letters differ from their other case in the 0x20 bit only; `lower` is letters.
+    if ((header.charCodeAt(i) | 0x20) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
 }
