@@ -19,10 +19,10 @@ export function onNextRequest(socket: Socket, onDelivered: () => void): void {
 }
 
 /** A request arrived on `socket`: the answer before it on that connection was delivered. */
-export function requestArrived(socket: Socket): void {
-  const awaiting = socket as Awaiting;
-  const onDelivered = awaiting[AWAITING];
-  if (onDelivered === undefined) return;
+export function requestArrived(socket: Socket | null): void {
+  const awaiting = socket as Awaiting | null;
+  const onDelivered = awaiting?.[AWAITING];
+  if (!awaiting || onDelivered === undefined) return;
   awaiting[AWAITING] = undefined;
   onDelivered();
 }

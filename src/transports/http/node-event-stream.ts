@@ -68,9 +68,10 @@ export class NodeEventStream implements EventSink {
     const text = this.pending;
     this.pending = "";
     if (this.res.destroyed) return;
-    // The connection's next request will show the client took all of this (node-delivery.ts).
-    const { socket } = this.res;
-    if (onDelivered && socket) onNextRequest(socket, onDelivered);
+    // The connection's next request will show the client took all of this (node-delivery.ts);
+    // HTTP/1 only: an HTTP/2 client sends requests on its connection without reading answers.
+    const { socket, req } = this.res;
+    if (onDelivered && socket && req?.httpVersionMajor === 1) onNextRequest(socket, onDelivered);
     if (text === "") this.res.end();
     else this.res.end(text);
   }
