@@ -315,14 +315,20 @@ export class HttpClientTransport implements Transport, HttpCarrier {
     return reply;
   }
 
-  /** HttpCarrier: a POST to the endpoint (modern or legacy) over the carrier. */
+  /**
+   * HttpCarrier: a POST to the endpoint (modern or legacy) over the carrier.
+   * @internal for the transport's own session classes
+   */
   post(headers: Record<string, string>, body: string, cancel?: RequestCancel): Promise<PostAnswer> {
     const auth = this.options.auth;
     if (auth === undefined) return this.poster.post(this.url, headers, body, cancel);
     return this.authorizedSend(auth, "POST", headers, body, cancel);
   }
 
-  /** HttpCarrier: the legacy session's GETs and DELETE over the carrier. */
+  /**
+   * HttpCarrier: the legacy session's GETs and DELETE over the carrier.
+   * @internal for the transport's own session classes
+   */
   request(
     method: "GET" | "DELETE",
     headers: Record<string, string>,
