@@ -205,7 +205,7 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
     assert.match(failed, /at Features\.addTool \(.*src\/server\/features\.ts:\d+:\d+\)/);
   });
 
-  it("loads a stdio server from three files, none holding client, HTTP or auth code", async () => {
+  it("loads a stdio server from three ASCII files, none holding client, HTTP or auth code", async () => {
     // A module hook reports each file Node loads; a stdio server imports mcpwire/server only.
     await writeFile(
       join(app, "report-loads.mjs"),
@@ -233,6 +233,8 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
     assert.ok(files.length >= 2 && files.length <= 3, `mcpwire/server loaded ${files.join(", ")}`);
     for (const file of files) {
       const code = await readFile(file, "utf8");
+      // ASCII only: V8 scans a file holding any other character as a slower two-byte string.
+      assert.doesNotMatch(code, /[^\t\n\r -~]/, `${file} is not plain ASCII`);
       for (const foreign of [
         /class McpClient\b/,
         /function serveHttp\(/,
