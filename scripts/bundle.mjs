@@ -10,8 +10,9 @@
  * across them. Types stay tsc's declarations (dist/src/**\/*.d.ts).
  *
  * Chunks: what the protocol core reaches goes into `shared-core`, then what `mcpwire/server`
- * reaches besides into `shared-server`, then `shared-client` likewise; rollup splits the rest (HTTP, auth, redis, the
- * CLI) as their entries share it. So a stdio server never parses client, HTTP or auth code.
+ * reaches besides into `shared-server`, then `shared-client` likewise; rollup splits the rest
+ * (HTTP, auth, redis, the CLI) as their entries share it. So a stdio server never parses
+ * client, HTTP or auth code.
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
