@@ -5,8 +5,8 @@
  * - Token endpoint requests carry oauth4webapi's DPoP handle (proof per request, the
  *   authorization server's nonce cached per origin from its answers).
  * - Requests to the MCP server carry a proof signed here with jose: `htm`, `htu` (no query or
- *   fragment), `ath` (the token's hash), a fresh `jti`, and the resource server's nonce once it
- *   asked for one (RFC 9449 §9).
+ *   fragment), `ath` (the token's hash), a fresh `jti`, and the newest nonce the resource server
+ *   handed out, on whatever answer it came (RFC 9449 §9; DpopNonces).
  * - The key travels with the tokens in the store (a private JWK), so a refreshed or reloaded
  *   token keeps its binding.
  */
@@ -39,8 +39,6 @@ export class DpopKey {
   private readonly publicJwk: JWK;
   private readonly privateJwk: JWK;
   private handleValue: oauth.DPoPHandle | undefined;
-  /** The resource server's nonces, per origin. */
-  private readonly nonces = new Map<string, string>();
 
   private constructor(
     alg: string,
@@ -87,8 +85,7 @@ export class DpopKey {
   }
 
   /** A proof for one request to the resource server, bound to `accessToken`. */
-  proof(method: string, url: URL, accessToken: string): Promise<string> {
-    const nonce = this.nonces.get(url.origin);
+  proof(method: string, url: URL, accessToken: string, nonce: string | undefined): Promise<string> {
     return new SignJWT({
       htm: method,
       htu: `${url.origin}${url.pathname}`,
@@ -100,10 +97,34 @@ export class DpopKey {
       .setJti(randomUUID())
       .sign(this.keyPair.privateKey);
   }
+}
 
-  /** Records the nonce a resource server asked for: the next proofs for its origin carry it. */
-  rememberNonce(url: URL, nonce: string): void {
-    this.nonces.set(url.origin, nonce);
+/** RFC 9449 §8.1: `nonce = 1*NQCHAR` (printable ASCII without `"` and `\`). */
+const NONCE_SYNTAX = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+/** Longer is no nonce a server means (and would bloat every proof). */
+const MAX_NONCE_LENGTH = 512;
+/** Origins remembered at most; the oldest is forgotten first. */
+const MAX_ORIGINS = 16;
+
+/**
+ * The resource servers' DPoP nonces, per origin: the newest one each handed out, on a success
+ * as on a challenge. Kept apart from the key so a nonce outlives a new key (and may arrive
+ * before there is one). A value that is not a nonce is ignored.
+ */
+export class DpopNonces {
+  private readonly byOrigin = new Map<string, string>();
+
+  remember(url: URL, nonce: string): void {
+    if (nonce.length > MAX_NONCE_LENGTH || !NONCE_SYNTAX.test(nonce)) return;
+    this.byOrigin.delete(url.origin);
+    if (this.byOrigin.size >= MAX_ORIGINS) {
+      this.byOrigin.delete(this.byOrigin.keys().next().value as string);
+    }
+    this.byOrigin.set(url.origin, nonce);
+  }
+
+  for(url: URL): string | undefined {
+    return this.byOrigin.get(url.origin);
   }
 }
 

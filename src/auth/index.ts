@@ -10,6 +10,7 @@ export {
   type AuthorizationStep,
   type BearerTokenOptions,
   bearerToken,
+  type HttpAuthAnswer,
   type HttpAuthChallenge,
   type HttpAuthProvider,
   type HttpAuthRequest,

@@ -10,6 +10,9 @@
  * - Before a request, a token about to expire is refreshed.
  *
  * - 401 with a DPoP `use_dpop_nonce` error: send again with the nonce the server gave.
+ * - Any answer with a `DPoP-Nonce` header (a 200 too): the next proofs carry that nonce
+ *   (RFC 9449 §9). The authorization server's nonces are oauth4webapi's DPoP handle's to keep:
+ *   it caches the one on every token endpoint answer.
  *
  * Grants: authorization code (with a redirect handler), client credentials, JWT bearer with an
  * assertion from the environment (workload identity), enterprise-managed (token exchange at the
@@ -25,6 +28,7 @@ import { decodeJwt } from "jose";
 import type * as oauth from "oauth4webapi";
 import {
   AuthorizationError,
+  type HttpAuthAnswer,
   type HttpAuthChallenge,
   type HttpAuthProvider,
   type HttpAuthRequest,
@@ -37,7 +41,7 @@ import {
   findResourceMetadata,
   type ResourceMetadata,
 } from "./discovery.js";
-import { DpopKey, dpopAlgorithm } from "./dpop.js";
+import { DpopKey, DpopNonces, dpopAlgorithm } from "./dpop.js";
 import { type EnterpriseOptions, identityAssertionGrant } from "./enterprise.js";
 import {
   authorizationCodeGrant,
@@ -126,6 +130,8 @@ export class OAuthClient implements HttpAuthProvider {
   private dpop: DpopKey | undefined;
   /** The MCP server challenged with the DPoP scheme or names DPoP in its metadata. */
   private resourceTakesDpop = false;
+  /** The MCP server's newest DPoP nonces. */
+  private readonly nonces = new DpopNonces();
 
   constructor(options: OAuthClientOptions) {
     const grant = options.grant ?? "authorization_code";
@@ -184,6 +190,12 @@ export class OAuthClient implements HttpAuthProvider {
     return this.requestHeaders(request, this.tokens as StoredTokens);
   }
 
+  /** Keeps the newest DPoP nonce the server handed out, whatever the answer. */
+  onAnswer(answer: HttpAuthAnswer): void {
+    const nonce = answer.header("dpop-nonce");
+    if (nonce !== null) this.nonces.remember(answer.request.url, nonce);
+  }
+
   async onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail"> {
     if (this.wantsDpopNonce(challenge)) return "retry";
     // The one retry for new credentials was spent: another challenge is the answer.
@@ -219,9 +231,10 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   /**
-   * A 401 whose DPoP challenge says `use_dpop_nonce` to a request that carried a proof: keep the
-   * nonce it sent (RFC 9449 §9). False when it is no such answer, or names the very nonce the
-   * refused proof carried (asking again with it would only be refused again).
+   * A 401 whose DPoP challenge says `use_dpop_nonce` to a request that carried a proof: worth
+   * sending again with the newest nonce (RFC 9449 §9; onAnswer kept it). False when it is no
+   * such answer, or the newest nonce is the very one the refused proof carried (asking again
+   * with it would only be refused again).
    */
   private wantsDpopNonce(challenge: HttpAuthChallenge): boolean {
     const nonce = challenge.headers.get("dpop-nonce");
@@ -231,9 +244,10 @@ export class OAuthClient implements HttpAuthProvider {
       (c) => isDpop(c) && c.params.error === "use_dpop_nonce",
     );
     // Parallel requests refused alike all retry: compared with what each one sent.
-    if (!asked || this.dpop === undefined || decodeJwt(proof).nonce === nonce) return false;
-    this.dpop.rememberNonce(challenge.request.url, nonce);
-    return true;
+    if (!asked || this.dpop === undefined) return false;
+    // The newest nonce (another answer may have brought a newer one meanwhile), if it is new.
+    const current = this.nonces.for(challenge.request.url);
+    return current !== undefined && current !== decodeJwt(proof).nonce;
   }
 
   /** Forgets the tokens of this client (and the store's). Registrations stay. */
@@ -514,7 +528,12 @@ export class OAuthClient implements HttpAuthProvider {
     const key = this.dpop as DpopKey;
     return {
       Authorization: authorizationOf(tokens),
-      DPoP: await key.proof(request.method, request.url, tokens.accessToken),
+      DPoP: await key.proof(
+        request.method,
+        request.url,
+        tokens.accessToken,
+        this.nonces.for(request.url),
+      ),
     };
   }
 

@@ -163,6 +163,7 @@ async function startLogin(
     );
   });
   await answer.body?.cancel().catch(() => {});
+  client.onAnswer?.({ request, status: answer.status, header: (n) => answer.headers.get(n) });
   if (answer.status !== 401) return false;
   await client.onChallenge({ request, status: 401, headers: answer.headers, sent, retried: false });
   return true;

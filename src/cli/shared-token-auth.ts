@@ -10,6 +10,7 @@ import type { FileTokenStore } from "../auth/file-token-store.js";
 import type { OAuthClient } from "../auth/oauth-client.js";
 import type { StoredTokens, TokenStore } from "../auth/token-store.js";
 import type {
+  HttpAuthAnswer,
   HttpAuthChallenge,
   HttpAuthProvider,
   HttpAuthRequest,
@@ -57,6 +58,10 @@ export class SharedTokenAuth implements HttpAuthProvider {
       }
       return this.client.onChallenge(challenge);
     });
+  }
+
+  onAnswer(answer: HttpAuthAnswer): void {
+    this.client.onAnswer(answer);
   }
 
   /** Takes the store's tokens when another process renewed them; true when it did. */

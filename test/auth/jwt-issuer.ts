@@ -3,7 +3,8 @@
  * with jose, for the resource server tests: RFC 8414 metadata, a JWKS (whose key can be
  * rotated), a token endpoint (client credentials: aud = the requested resource; and the JWT
  * bearer grant with assertions signed by a key the test trusts), DPoP-bound tokens when asked
- * (a proof at the token endpoint, optionally with a nonce it insists on), and RFC 7662
+ * (a proof at the token endpoint, optionally with a nonce it insists on, which it may replace with
+ * a fresh one on every token it issues), and RFC 7662
  * introspection of opaque tokens it was told about. Every request is counted by path.
  */
 import { randomBytes } from "node:crypto";
@@ -11,6 +12,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type CryptoKey,
+  decodeJwt,
   exportJWK,
   generateKeyPair,
   type JWK,
@@ -28,7 +30,12 @@ import { checkTokenRequestProof } from "./token-request-proof.js";
 
 export interface JwtIssuerOptions extends UserFlowOptions {
   /** Offer DPoP (dpop_signing_alg_values_supported) and bind tokens to the proof's key. */
-  dpop?: { algorithms: string[]; nonce?: string };
+  dpop?: {
+    algorithms: string[];
+    nonce?: string;
+    /** Hand out a fresh nonce (`DPoP-Nonce`) with every token, and insist on it from then on. */
+    rotateNonce?: boolean;
+  };
 }
 
 /** What a token request carried. */
@@ -36,6 +43,8 @@ export interface TokenRequestSeen {
   grantType: string | null;
   assertion: string | null;
   dpop: boolean;
+  /** The nonce the DPoP proof carried. */
+  dpopNonce?: string;
 }
 
 const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -105,6 +114,8 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
   const tokenRequests: TokenRequestSeen[] = [];
   const issued: string[] = [];
   let issuer = "";
+  let dpopNonce = options.dpop?.nonce;
+  let nonceGeneration = 0;
 
   const mint = async (audience: string, options: MintOptions = {}) => {
     const key = options.key ?? current;
@@ -170,7 +181,7 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
     if (!resource) return { status: 400, body: { error: "invalid_target" } };
     let jkt: string | undefined;
     if (options.dpop && proof !== undefined) {
-      const outcome = await checkTokenRequestProof(proof, `${issuer}/token`, options.dpop.nonce);
+      const outcome = await checkTokenRequestProof(proof, `${issuer}/token`, dpopNonce);
       if (!outcome.ok) {
         return {
           status: 400,
@@ -190,8 +201,10 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
       },
     });
     issued.push(accessToken);
+    if (options.dpop?.rotateNonce) dpopNonce = `fresh-${++nonceGeneration}`;
     return {
       status: 200,
+      ...(options.dpop?.rotateNonce ? { headers: { "DPoP-Nonce": dpopNonce as string } } : {}),
       body: {
         access_token: accessToken,
         token_type: jkt ? "DPoP" : "Bearer",
@@ -265,6 +278,7 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
           grantType: form.get("grant_type"),
           assertion: form.get("assertion"),
           dpop: typeof proof === "string",
+          ...(typeof proof === "string" ? { dpopNonce: decodeJwt(proof).nonce as string } : {}),
         });
         void token(form, basicId, basicSecret, typeof proof === "string" ? proof : undefined)
           .then(({ status, body, headers }) => {

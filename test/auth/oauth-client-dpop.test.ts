@@ -2,7 +2,8 @@
  * The OAuth client's DPoP (RFC 9449) and JWT bearer grant (RFC 7523) against a real token
  * endpoint (test/auth/jwt-issuer.ts) and a protected mcpwire server that verifies DPoP proofs
  * (protectResource with dpop): the token request carries a proof, the nonce the authorization
- * server insists on is used on the one retry, every MCP request carries the DPoP scheme and a
+ * server insists on is used on the one retry (and the fresh one it hands out with a token is used
+ * in the next token request), every MCP request carries the DPoP scheme and a
  * proof the server accepts (it refuses bearer tokens), a token reloaded from the store keeps its
  * key, `dpop: false` keeps to bearer tokens, and a workload's assertion is read from its file.
  */
@@ -110,6 +111,23 @@ describe("DPoP-bound tokens", () => {
     const [me] = await whoamiTwice(rs.url, new OAuthClient(robot()));
     assert.equal(me.subject, "robot");
     assert.equal(as.tokenRequests.length, 2);
+  });
+
+  it("uses the fresh nonce the AS hands out with a token in its next token request (no retry)", async () => {
+    const { as, rs } = await start(
+      { dpop: { algorithms: ["ES256"], nonce: "n-42", rotateNonce: true } },
+      true,
+    );
+    const auth = new OAuthClient(robot());
+    await whoamiTwice(rs.url, auth);
+    // Forgotten tokens, same client and key: the next grant's proof must carry fresh-1.
+    await auth.logout();
+    const [me] = await whoamiTwice(rs.url, auth);
+    assert.equal(me.subject, "robot");
+    assert.deepEqual(
+      as.tokenRequests.map((r) => r.dpopNonce),
+      [undefined, "n-42", "fresh-1"],
+    );
   });
 
   it("keeps its key in the store: another client on the same store uses the token without asking again", async () => {

@@ -17,18 +17,16 @@ import {
 } from "../../src/transports/http/client/index.js";
 import {
   type Captured,
-  DISCOVER_RESULT,
   INITIALIZE_RESULT,
   result,
   type ScriptedServer,
   scriptedServer,
   sendJson,
-  startSse,
   until,
 } from "../transports/http/client-scripted-server.js";
+import { legacyScript, modernScript, sseFallbackScript, TOOL_RESULT } from "./seam-scripts.js";
 
 const clientInfo = { name: "seam-test", version: "1.0.0" };
-const TOOL_RESULT = { content: [{ type: "text", text: "done" }] };
 const KEY = "Bearer k3y-for-tests";
 
 let server: ScriptedServer | undefined;
@@ -56,14 +54,6 @@ async function connect(
   return { server, client, transport };
 }
 
-function modernScript(request: Captured, res: ServerResponse) {
-  if (request.json?.method === "server/discover") {
-    return sendJson(res, 200, result(request, DISCOVER_RESULT));
-  }
-  if (request.json?.id === undefined) return void res.writeHead(202).end();
-  sendJson(res, 200, result(request, TOOL_RESULT));
-}
-
 function assertAllCarry(requests: Captured[], value: string) {
   assert.ok(requests.length > 0);
   for (const request of requests) {
@@ -89,29 +79,15 @@ describe("auth seam: the static bearer token on every request style", () => {
   });
 
   it("legacy Streamable HTTP: POSTs, the GET stream and the closing DELETE", async () => {
-    let streamOpened = false;
     const { server } = await connect(
-      (request, res) => {
-        if (request.method === "GET") {
-          streamOpened = true;
-          startSse(res);
-          return;
-        }
-        if (request.method === "DELETE") return void res.writeHead(200).end();
-        const method = request.json?.method;
-        if (method === "initialize") {
-          return sendJson(res, 200, result(request, INITIALIZE_RESULT), {
-            "Mcp-Session-Id": "s-1",
-          });
-        }
-        if (request.json?.id === undefined) return void res.writeHead(202).end();
-        sendJson(res, 200, result(request, TOOL_RESULT));
-      },
+      legacyScript,
       bearerToken(() => "k3y-for-tests"),
-      { legacy: true },
+      {
+        legacy: true,
+      },
     );
     await client?.callTool("t", {});
-    await until(() => streamOpened);
+    await until(() => server.requests.some((r) => r.method === "GET"));
     await client?.close();
     await until(() => server.requests.some((r) => r.method === "DELETE"));
     assert.deepEqual([...new Set(server.requests.map((r) => r.method))].sort(), [
@@ -123,27 +99,9 @@ describe("auth seam: the static bearer token on every request style", () => {
   });
 
   it("the 2024-11-05 HTTP+SSE fallback: the GET stream and every POST", async () => {
-    let stream: ((data: unknown) => void) | undefined;
-    const { server } = await connect(
-      (request, res) => {
-        if (request.method === "GET") {
-          stream = startSse(res);
-          res.write("event: endpoint\ndata: /messages?sessionId=abc\n\n");
-          return;
-        }
-        if (request.path.startsWith("/messages")) {
-          res.writeHead(202).end();
-          const method = request.json?.method;
-          if (method === "initialize") {
-            stream?.(result(request, { ...INITIALIZE_RESULT, protocolVersion: "2024-11-05" }));
-          } else if (request.json?.id !== undefined) stream?.(result(request, TOOL_RESULT));
-          return;
-        }
-        res.writeHead(405).end();
-      },
-      bearerToken("k3y-for-tests"),
-      { legacy: true },
-    );
+    const { server } = await connect(sseFallbackScript(), bearerToken("k3y-for-tests"), {
+      legacy: true,
+    });
     await client?.callTool("t", {});
     assert.ok(server.requests.some((r) => r.method === "GET"));
     assert.ok(server.requests.some((r) => r.path.startsWith("/messages")));

@@ -5,7 +5,9 @@
  * request is sent once more with fresh headers: once for new credentials, and at most once more
  * when the answer to that retry is a 401 handing out a DPoP nonce (RFC 9449 §9: a server may
  * ask for one only once the new token came). The provider is told when the answer is to a retry
- * (`retried`) and must not renew its credentials then.
+ * (`retried`) and must not renew its credentials then. Every answer, a success too, is shown to
+ * the provider's optional `onAnswer` first: a server may hand out a fresh DPoP nonce on any
+ * answer (RFC 9449 §8, §9), and the next proofs must carry it.
  *
  * Only interfaces and the static bearer provider live here, so the core carries no OAuth code:
  * the OAuth client (discovery, code flow, refresh, step-up) is in `mcpwire/auth`.
@@ -32,17 +34,34 @@ export interface HttpAuthChallenge {
   readonly retried: boolean;
 }
 
+/** Any answer to a request that carried the provider's headers, a 401/403 included. */
+export interface HttpAuthAnswer {
+  readonly request: HttpAuthRequest;
+  readonly status: number;
+  /** One response header by its lower-case name; null when absent. */
+  header(name: string): string | null;
+}
+
+/** What the seam reads from an answer, whichever carrier brought it. */
+export interface AnswerView {
+  status: number;
+  header: (name: string) => string | null;
+  headers: () => Headers;
+  discard: () => void;
+}
+
 /** Sends with the provider's headers; a 401/403 goes to `onChallenge` (see above). */
 export async function sendAuthorized<Answer>(
   auth: HttpAuthProvider,
   request: HttpAuthRequest,
   send: (headers: Record<string, string>) => Promise<Answer>,
-  challengeOf: (answer: Answer) => { status: number; headers: () => Headers; discard: () => void },
+  view: (answer: Answer) => AnswerView,
 ): Promise<Answer> {
   for (let attempt = 0; ; attempt++) {
     const sent = await auth.headers(request);
     const answer = await send(sent);
-    const { status, headers, discard } = challengeOf(answer);
+    const { status, header, headers, discard } = view(answer);
+    auth.onAnswer?.({ request, status, header });
     if (status !== 401 && status !== 403) return answer;
     const answered = headers();
     // The second retry is for a DPoP nonce only (a 401 that hands one out).
@@ -68,6 +87,11 @@ export interface HttpAuthProvider {
    * "fail": give the answer to the caller as it is. May reject with an AuthorizationError.
    */
   onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail">;
+  /**
+   * Optional: sees every answer (before `onChallenge` sees a 401/403), for what a server may
+   * send on any of them, such as a fresh DPoP nonce. Must not throw.
+   */
+  onAnswer?(answer: HttpAuthAnswer): void;
 }
 
 /** The step of an authorization that failed. */

@@ -178,6 +178,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
       (sent) => send(url, { ...init, headers: { ...base, ...sent } }),
       (response) => ({
         status: response.status,
+        header: (name) => response.headers.get(name),
         headers: () => response.headers,
         discard: () => void response.body?.cancel().catch(() => {}),
       }),
@@ -361,6 +362,7 @@ export class HttpClientTransport implements Transport, HttpCarrier {
           : this.poster.request(method, this.url, { ...headers, ...sent }, cancel),
       (answer) => ({
         status: answer.status,
+        header: (name) => answer.header(name),
         headers: () => answer.headers(),
         discard: () => answer.discard(),
       }),

@@ -4,6 +4,7 @@ export {
   assertSecureUrl,
   type BearerTokenOptions,
   bearerToken,
+  type HttpAuthAnswer,
   type HttpAuthChallenge,
   type HttpAuthProvider,
   type HttpAuthRequest,

@@ -177,6 +177,12 @@ class NodeAnswer implements PostAnswer {
     this.contentType = response.headers["content-type"] ?? "";
   }
 
+  header(name: string): string | null {
+    const value = this.response.headers[name];
+    if (value === undefined) return null;
+    return typeof value === "string" ? value : value.join(", ");
+  }
+
   headers(): Headers {
     const headers = new Headers();
     const raw = this.response.rawHeaders;

@@ -15,6 +15,8 @@ export interface PostAnswer {
   readonly ok: boolean;
   /** The Content-Type header, "" when absent. */
   readonly contentType: string;
+  /** One response header by its lower-case name (null when absent), without building all. */
+  header(name: string): string | null;
   /** All response headers (built on demand: only failures need them). */
   headers(): Headers;
   /** The whole body as text. */
@@ -61,6 +63,7 @@ export function answerOf(response: Response): PostAnswer {
     status: response.status,
     ok: response.ok,
     contentType: response.headers.get("content-type") ?? "",
+    header: (name) => response.headers.get(name),
     headers: () => response.headers,
     text: () => response.text(),
     sse: async (handlers) => {
