@@ -4,7 +4,7 @@
  * the JWT bearer grant (RFC 7523: workload identity, enterprise-managed authorization).
  * Every authorization and token request names the resource (RFC 8707). With a DPoP key each
  * token request carries a proof, and a `use_dpop_nonce` answer is retried once with the nonce
- * the server sent (RFC 9449 §8).
+ * the server sent (RFC 9449 §8); the authorization request names the key (`dpop_jkt`, §10).
  */
 import * as oauth from "oauth4webapi";
 import {
@@ -85,6 +85,10 @@ export async function authorizationCodeGrant(
   url.searchParams.set("state", state);
   url.searchParams.set("resource", resource);
   if (scopes.length > 0) url.searchParams.set("scope", scopes.join(" "));
+  if (context.dpop !== undefined) {
+    // RFC 9449 §10: the code is bound to the key, so a stolen code is useless without it.
+    url.searchParams.set("dpop_jkt", await context.dpop.handle.calculateThumbprint());
+  }
 
   let callback: URLSearchParams;
   try {

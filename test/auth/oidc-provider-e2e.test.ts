@@ -6,12 +6,19 @@
  * an expired token with a rotating refresh token, once for 20 parallel calls; and the server
  * refuses a token for another audience, an expired, a tampered and an unsigned one (401) and
  * one without the scopes it needs (403 insufficient_scope). Last, DPoP-bound tokens from
- * oidc-provider at an mcpwire server that requires DPoP, kept bound across a refresh.
+ * oidc-provider at an mcpwire server that requires DPoP: the code bound to the key (`dpop_jkt`,
+ * refused with another key's), the token kept bound across a refresh.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { decodeJwt } from "jose";
-import { InMemoryTokenStore, OAuthClient, type OAuthClientOptions } from "../../src/auth/index.js";
+import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, type JWK } from "jose";
+import {
+  AuthorizationError,
+  InMemoryTokenStore,
+  OAuthClient,
+  type OAuthClientOptions,
+  type RedirectHandler,
+} from "../../src/auth/index.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type ListeningChild, spawnListening, stopChild } from "../helpers/listening-child.js";
@@ -102,6 +109,19 @@ async function untilExpired(token: string): Promise<void> {
     if (response.status === 401) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The browser, recording each authorization URL (after `change`, a tampering user agent's). */
+function recordingRedirect(asked: URL[], change?: (url: URL) => void): RedirectHandler {
+  const browser = browserRedirect();
+  return {
+    redirectUri: browser.redirectUri,
+    authorize(url, signal) {
+      change?.(url);
+      asked.push(url);
+      return browser.authorize(url, signal);
+    },
+  };
 }
 
 const codeFlow = (extra: Partial<OAuthClientOptions> = {}) =>
@@ -270,6 +290,34 @@ describe("DPoP with oidc-provider", () => {
     const tokens = await store.getTokens(rs.url);
     assert.equal(tokens?.tokenType, "dpop");
     assert.ok((decodeJwt(tokens?.accessToken as string).cnf as { jkt?: string }).jkt);
+  });
+
+  it("authorization code: the authorization request names the key (dpop_jkt), and the token is bound to it", async () => {
+    const store = new InMemoryTokenStore();
+    const asked: URL[] = [];
+    const auth = codeFlow({ store, redirect: recordingRedirect(asked) });
+    assert.equal((await withClient(rs.url, auth, whoami)).subject, "user-1");
+    const tokens = await store.getTokens(rs.url);
+    const jkt = await calculateJwkThumbprint(tokens?.dpopKey?.jwk as JWK, "sha256");
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]?.searchParams.get("dpop_jkt"), jkt);
+    assert.equal((decodeJwt(tokens?.accessToken as string).cnf as { jkt: string }).jkt, jkt);
+  });
+
+  it("authorization code: a code bound to another key (dpop_jkt) is refused at the token endpoint", async () => {
+    const stranger = await generateKeyPair("ES256", { extractable: true });
+    const otherJkt = await calculateJwkThumbprint(await exportJWK(stranger.publicKey), "sha256");
+    const auth = codeFlow({
+      redirect: recordingRedirect([], (url) => url.searchParams.set("dpop_jkt", otherJkt)),
+    });
+    const failure = await withClient(rs.url, auth, whoami).then(
+      () => assert.fail("the token request should be refused"),
+      (error: unknown) => error,
+    );
+    const error = failure instanceof AuthorizationError ? failure : (failure as Error).cause;
+    assert.ok(error instanceof AuthorizationError, String(failure));
+    assert.equal(error.step, "token");
+    assert.equal(error.serverError, "invalid_grant");
   });
 
   it("authorization code: the refreshed token is bound to the same key", async () => {

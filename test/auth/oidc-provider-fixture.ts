@@ -4,7 +4,7 @@
  * Node 22+; see oidc-provider-process.ts). It issues JWT access tokens (RFC 9068) for the
  * resources named in its configuration, whose audience is the resource indicator (RFC 8707),
  * with refresh token rotation, client credentials, dynamic registration, PKCE, `iss` in
- * authorization responses and DPoP. The login and consent pages are replaced by an interaction
+ * authorization responses, DPoP (and `dpop_jkt`) and revocation (RFC 7009). The login and consent pages are replaced by an interaction
  * that signs "user-1" in and grants what was asked (a headless browser only needs to follow
  * redirects and keep cookies).
  *
@@ -127,6 +127,11 @@ provider = new Provider(issuer, {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },
     registration: { enabled: true },
+    // RFC 7009, for `mcpwire auth logout`: a client may revoke its own tokens only.
+    revocation: {
+      enabled: true,
+      allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+    },
     resourceIndicators: {
       enabled: true,
       defaultResource: async (_ctx, _client, oneOf) => oneOf,

@@ -6,6 +6,7 @@ declare module "oidc-provider" {
   import type { IncomingMessage, ServerResponse } from "node:http";
 
   interface Client {
+    clientId: string;
     grantTypeAllowed(type: string): boolean;
   }
   interface Interaction {
@@ -48,6 +49,14 @@ declare module "oidc-provider" {
           indicator: string,
           client: Client,
         ) => Promise<Record<string, unknown>>;
+      };
+      revocation?: {
+        enabled: boolean;
+        allowedPolicy?: (
+          ctx: Context,
+          client: Client,
+          token: { clientId: string },
+        ) => Promise<boolean>;
       };
     };
   }
