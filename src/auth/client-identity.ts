@@ -52,6 +52,28 @@ export async function clientIdentity(
   options: ClientIdentityOptions,
   request: IdentityRequest,
 ): Promise<ClientIdentity> {
+  const known = await knownClientIdentity(store, as, options);
+  if (known !== undefined) return known;
+  if (as.registration_endpoint === undefined) {
+    throw new AuthorizationError(
+      "registration",
+      `${as.issuer} offers neither client ID metadata documents (or none was configured) nor dynamic registration: configure a pre-registered client id`,
+    );
+  }
+  const registered = await register(http, as, options, request);
+  await store.setClient(as.issuer, registered);
+  return identityFor(as, options, "registered", registered);
+}
+
+/**
+ * Who we already are at `as` (pre-registered, metadata document, or a registration in the
+ * store), without registering: undefined when we are nobody there yet.
+ */
+export async function knownClientIdentity(
+  store: TokenStore,
+  as: oauth.AuthorizationServer,
+  options: ClientIdentityOptions,
+): Promise<ClientIdentity | undefined> {
   if (options.clientId !== undefined) {
     if (options.clientIssuer !== undefined && options.clientIssuer !== as.issuer) {
       throw new AuthorizationError(
@@ -73,15 +95,7 @@ export async function clientIdentity(
   }
   const stored = await store.getClient(as.issuer);
   if (stored && !expired(stored)) return identityFor(as, options, "registered", stored);
-  if (as.registration_endpoint === undefined) {
-    throw new AuthorizationError(
-      "registration",
-      `${as.issuer} offers neither client ID metadata documents (or none was configured) nor dynamic registration: configure a pre-registered client id`,
-    );
-  }
-  const registered = await register(http, as, options, request);
-  await store.setClient(as.issuer, registered);
-  return identityFor(as, options, "registered", registered);
+  return undefined;
 }
 
 async function register(

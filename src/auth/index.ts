@@ -81,6 +81,12 @@ export {
 export { type ProtectResourceOptions, protectResource } from "./resource-server/protect.js";
 export type { TokenVerifier } from "./resource-server/verifier.js";
 export {
+  type RevocableToken,
+  type Revocation,
+  type RevokeOptions,
+  revokeTokens,
+} from "./revocation.js";
+export {
   InMemoryTokenStore,
   type StoredClient,
   type StoredTokens,

@@ -54,6 +54,7 @@ import {
 import { AuthHttp } from "./http.js";
 import { legacyAuthorizationServer } from "./legacy-discovery.js";
 import type { RedirectHandler } from "./redirect.js";
+import { type Revocation, revokeTokens } from "./revocation.js";
 import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.js";
 import {
   type AuthChallenge,
@@ -250,10 +251,20 @@ export class OAuthClient implements HttpAuthProvider {
     return current !== undefined && current !== decodeJwt(proof).nonce;
   }
 
-  /** Forgets the tokens of this client (and the store's). Registrations stay. */
-  async logout(): Promise<void> {
+  /**
+   * Forgets the tokens of this client (and the store's). Registrations stay. With `revoke`, the
+   * authorization server is first asked to revoke them (RFC 7009) where it offers that; what it
+   * answered is returned (a failure too: the tokens are forgotten all the same).
+   */
+  async logout(options: { revoke?: boolean } = {}): Promise<Revocation | undefined> {
+    const tokens = this.tokens;
+    const revocation =
+      options.revoke === true && tokens !== undefined
+        ? await revokeTokens(tokens, this.store, this.options)
+        : undefined;
     if (this.resourceKey !== undefined) await this.store.deleteTokens(this.resourceKey);
     this.tokens = undefined;
+    return revocation;
   }
 
   // ---- steps ---------------------------------------------------------------------------------

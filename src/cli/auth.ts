@@ -4,15 +4,19 @@
  * `status` shows which servers have tokens, from which authorization server, the scopes asked
  * for and when they expire; never a token itself.
  */
-import { FileTokenStore } from "../auth/file-token-store.js";
+import type { ClientIdentityOptions } from "../auth/client-identity.js";
+import { FileTokenStore, TokenStoreError } from "../auth/file-token-store.js";
 import type { StoredTokens } from "../auth/token-store.js";
 import { printableLine } from "../text/printable.js";
 import { parseArgs } from "./args.js";
 import { runLogin } from "./auth-login.js";
 import { UsageError } from "./errors.js";
-import { AUTH_USAGE } from "./http-auth.js";
+import { AUTH_USAGE, authSettings, clientOptions } from "./http-auth.js";
 import { CONNECTION_OPTIONS, connectionSettings, parseTarget } from "./target.js";
-import { writeJson, writeOut } from "./terminal.js";
+import { writeErr, writeJson, writeOut } from "./terminal.js";
+
+/** Per request to an authorization server while logging out. */
+const REVOKE_TIMEOUT_MS = 10_000;
 
 export const AUTH_VERB_USAGE = `Usage: mcpwire auth login <url> [--paste | --device] [--no-browser] [options]
        mcpwire auth status [url] [--json]
@@ -28,7 +32,9 @@ xdg-open when there is one). --client-id/--client-secret (or MCPWIRE_CLIENT_SECR
 pre-registered client, --client-metadata-url a client ID metadata document; otherwise mcpwire
 registers itself (dynamic client registration). --scope "<scopes>" asks for more scopes.
 status lists the servers with tokens (authorization server, scopes asked, expiry; never the
-tokens); logout forgets a server's tokens, or without a URL every token and registration.
+tokens); logout has the authorization server revoke a server's tokens where it offers that
+(RFC 7009; a failure is a warning) and forgets them, or without a URL every token and
+registration.
 Tokens live in $MCPWIRE_HOME/tokens.json (else $XDG_CONFIG_HOME/mcpwire/, else
 ~/.config/mcpwire/), readable by you alone.
 ${AUTH_USAGE}
@@ -64,7 +70,7 @@ export async function runAuth(argv: readonly string[]): Promise<number> {
     case "status":
       return status(url, options.json === true);
     case "logout":
-      return logout(url);
+      return logout(url, clientOptions(authSettings(options)));
     default:
       throw new UsageError(
         `unknown auth action ${JSON.stringify(action)}: login, status or logout`,
@@ -127,18 +133,53 @@ function expiry(tokens: StoredTokens): string {
   return `${-minutes} min ago (${at})${refresh ? "; refreshed on next use" : "; log in again"}`;
 }
 
-async function logout(url: URL | undefined): Promise<number> {
+async function logout(url: URL | undefined, identity: ClientIdentityOptions): Promise<number> {
   const store = new FileTokenStore();
   if (url === undefined) {
+    // Revoked while the registrations they need are still there; an unreadable file is just removed.
+    const all = await store.resources().catch((error: unknown) => {
+      if (error instanceof TokenStoreError) return [];
+      throw error;
+    });
+    for (const [resource, tokens] of all) await revoke(store, resource, tokens, identity);
     await store.clear();
     writeOut(`forgot every token and registration (${store.file} removed)`);
     return 0;
   }
-  if ((await store.getTokens(url.href)) === undefined) {
+  const tokens = await store.getTokens(url.href);
+  if (tokens === undefined) {
     writeOut(`no tokens for ${url.href}`);
     return 0;
   }
+  const revoked = await revoke(store, url.href, tokens, identity);
   await store.deleteTokens(url.href);
-  writeOut(`logged out of ${url.href}`);
+  writeOut(
+    `logged out of ${url.href}${revoked ? ` (tokens revoked at ${printableLine(tokens.issuer)})` : ""}`,
+  );
   return 0;
+}
+
+/**
+ * Has the authorization server revoke the tokens, where it offers that (RFC 7009). True when it
+ * revoked them all; a failure is one line on stderr, without the server's own words (which
+ * could repeat a token).
+ */
+async function revoke(
+  store: FileTokenStore,
+  resource: string,
+  tokens: StoredTokens,
+  identity: ClientIdentityOptions,
+): Promise<boolean> {
+  const { revokeTokens } = await import("../auth/revocation.js");
+  const outcome = await revokeTokens(tokens, store, { ...identity, timeoutMs: REVOKE_TIMEOUT_MS });
+  if (outcome.failure !== undefined) {
+    const what = outcome.failed.map((kind) => kind.replace("_", " ")).join(" and ");
+    const stays = outcome.failed.includes("access_token")
+      ? "; the access token stays valid until it expires"
+      : "";
+    writeErr(
+      `warning: ${what} for ${resource} not revoked at ${tokens.issuer}: ${outcome.failure.reason}${stays}`,
+    );
+  }
+  return outcome.offered && outcome.failed.length === 0;
 }

@@ -3,9 +3,9 @@
  * everything example as a protected resource (`--auth-issuer`, `--auth-scopes`): mcpwire's
  * OAuth client gets in with the authorization code flow (dynamic registration, PKCE, `iss`,
  * resource indicators; a browser-like redirect handler) and with client credentials; refreshes
- * an expired token with a rotating refresh token, once for 20 parallel calls; and the server
- * refuses a token for another audience, an expired, a tampered and an unsigned one (401) and
- * one without the scopes it needs (403 insufficient_scope). Last, DPoP-bound tokens from
+ * an expired token with a rotating refresh token, once for 20 parallel calls; revokes its refresh
+ * token on logout; and the server refuses a token for another audience, an expired, a tampered
+ * and an unsigned one (401) and one without the scopes it needs (403 insufficient_scope). Last, DPoP-bound tokens from
  * oidc-provider at an mcpwire server that requires DPoP: the code bound to the key (`dpop_jkt`,
  * refused with another key's), the token kept bound across a refresh.
  */
@@ -148,6 +148,23 @@ describe("mcpwire's OAuth client against oidc-provider and the everything server
       clientSecret: "robot-secret-0123456789",
     });
     assert.match(await withClient(mcpUrl, auth, simpleText), /simple text/i);
+  });
+
+  it("logout({ revoke: true }) revokes the refresh token (oidc-provider cannot revoke its JWT access tokens)", async () => {
+    const store = new InMemoryTokenStore();
+    const auth = codeFlow({ store });
+    await withClient(mcpUrl, auth, simpleText);
+    const held = await store.getTokens(mcpUrl);
+    const clientId = (await store.getClient(op.issuer))?.clientId as string;
+    const revocation = await auth.logout({ revoke: true });
+    assert.equal(revocation?.offered, true);
+    assert.deepEqual(revocation?.revoked, ["refresh_token"]);
+    assert.deepEqual(revocation?.failed, ["access_token"]);
+    assert.equal(revocation?.failure?.step, "revocation");
+    assert.equal(revocation?.failure?.serverError, "unsupported_token_type");
+    assert.equal(await store.getTokens(mcpUrl), undefined);
+    const refused = await op.refresh(held?.refreshToken as string, clientId, mcpUrl);
+    assert.deepEqual(refused, { status: 400, error: "invalid_grant" });
   });
 
   it("refreshes an expired token, once for 20 parallel calls (the refresh token rotates)", async () => {

@@ -23,6 +23,12 @@ export interface OidcProvider {
   counts(): Promise<{ token: number; authorize: number }>;
   /** The lifetime of access tokens it issues from now on. */
   setTokenLifetime(seconds: number): Promise<void>;
+  /** A refresh token grant as the public client `clientId`: its status and error code. */
+  refresh(
+    refreshToken: string,
+    clientId: string,
+    resource: string,
+  ): Promise<{ status: number; error?: string }>;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,20 @@ export async function startOidcProvider(config: OidcFixtureConfig): Promise<Oidc
     },
     setTokenLifetime: async (seconds) => {
       await fetch(`${running.url}/test/ttl?seconds=${seconds}`, { method: "POST" });
+    },
+    refresh: async (refreshToken, clientId, resource) => {
+      const response = await fetch(`${running.url}/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: refreshToken,
+          client_id: clientId,
+          resource,
+        }),
+      });
+      const body = (await response.json()) as { error?: string };
+      return { status: response.status, ...(body.error ? { error: body.error } : {}) };
     },
     close: () => stopChild(running.child),
   };

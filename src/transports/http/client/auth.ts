@@ -102,6 +102,7 @@ export type AuthorizationStep =
   | "token"
   | "refresh"
   | "step-up"
+  | "revocation"
   | "request";
 
 /**
