@@ -34,11 +34,13 @@ export const AUTH_OPTIONS: Record<string, OptionKind> = {
   "client-metadata-url": "value",
   scope: "value",
   grant: "value",
+  dpop: "flag",
 };
 
 export const AUTH_USAGE = `Authorization (HTTP): --bearer <token> (or --bearer-file <file>, or MCPWIRE_BEARER),
          --client-id <id> [--client-secret <s> (or MCPWIRE_CLIENT_SECRET)], --client-metadata-url <url>,
-         --scope "<scopes>", --grant client_credentials (no browser, nothing stored);
+         --scope "<scopes>", --grant client_credentials (no browser, nothing stored),
+         --dpop (new tokens bound to a fresh key, RFC 9449, even where nobody says DPoP);
          otherwise the tokens of "mcpwire auth login <url>" are used and refreshed.`;
 
 export interface AuthSettings {
@@ -48,6 +50,8 @@ export interface AuthSettings {
   clientMetadataUrl?: string;
   scopes: string[];
   grant?: "client_credentials";
+  /** Ask for DPoP-bound tokens whatever the servers show (default: when both show DPoP). */
+  dpop?: true;
   /** Whether an option (not just the environment) asked for authorization. */
   given: boolean;
 }
@@ -82,6 +86,9 @@ export function authSettings(
       "a bearer token and an OAuth client (--client-id, --grant) exclude each other",
     );
   }
+  if (bearer !== undefined && options.dpop === true) {
+    throw new UsageError("--dpop binds OAuth tokens to a key: a bearer token cannot be bound");
+  }
   const scope = text("scope");
   return {
     ...(bearer === undefined ? {} : { bearer }),
@@ -92,6 +99,7 @@ export function authSettings(
       : { clientMetadataUrl: text("client-metadata-url") }),
     scopes: scope === undefined ? [] : scope.split(/[\s,]+/).filter((s) => s !== ""),
     ...(grant === undefined ? {} : { grant }),
+    ...(options.dpop === true ? { dpop: true as const } : {}),
     given,
   };
 }
@@ -155,13 +163,14 @@ export async function httpAuthProvider(
   return loginHint(url);
 }
 
-/** The OAuth client options the flags give (pre-registered client, metadata URL, scopes). */
+/** The OAuth client options the flags give (pre-registered client, metadata URL, scopes, DPoP). */
 export function clientOptions(auth: AuthSettings) {
   return {
     ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
     ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
     ...(auth.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: auth.clientMetadataUrl }),
     ...(auth.scopes.length === 0 ? {} : { scopes: auth.scopes }),
+    ...(auth.dpop ? { dpop: true } : {}),
   };
 }
 

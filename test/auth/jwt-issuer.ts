@@ -35,6 +35,8 @@ export interface JwtIssuerOptions extends UserFlowOptions {
     nonce?: string;
     /** Hand out a fresh nonce (`DPoP-Nonce`) with every token, and insist on it from then on. */
     rotateNonce?: boolean;
+    /** false: bind tokens to a proof's key without listing DPoP in the metadata. */
+    advertise?: boolean;
   };
 }
 
@@ -262,7 +264,9 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
           token_endpoint_auth_methods_supported: ["client_secret_basic", "none"],
           code_challenge_methods_supported: ["S256"],
           ...flows.metadata(),
-          ...(options.dpop ? { dpop_signing_alg_values_supported: options.dpop.algorithms } : {}),
+          ...(options.dpop && options.dpop.advertise !== false
+            ? { dpop_signing_alg_values_supported: options.dpop.algorithms }
+            : {}),
         });
       }
       if (url.pathname === "/jwks") return json(200, { keys: [current.jwk] });
