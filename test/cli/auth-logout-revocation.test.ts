@@ -2,8 +2,9 @@
  * `mcpwire auth logout <url>` revokes the tokens at the authorization server (RFC 7009) before
  * forgetting them, against a real one: oidc-provider (revocation enabled) in front of the
  * everything example. The CLI logs in (the test is the browser), logs out, and the refresh token
- * it held no longer works, while another login's still does. A revocation the server refuses is
- * one line on stderr with no secret in it, and the tokens are forgotten all the same.
+ * it held no longer works, while another login's still does (the same without a URL, for every
+ * server). A revocation the server refuses is one line on stderr with no secret in it, and the
+ * tokens are forgotten all the same.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -100,6 +101,17 @@ describe("mcpwire auth logout <url> with revocation (oidc-provider)", () => {
     assert.equal((await readStore(home)).tokens[mcpUrl], undefined);
     assert.deepEqual(await refresh(held), { status: 400, error: "invalid_grant" });
     assert.equal((await refresh(await readStore(other))).status, 200);
+  });
+
+  it("without a URL: revokes every server's tokens before forgetting them all", async () => {
+    const home = await login();
+    const held = await readStore(home);
+    const run = await runCli(["auth", "logout"], { env: cliEnv(home) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^forgot every token and registration/);
+    assert.match(run.stderr, /^warning: access token for \S+ not revoked at \S+: [^\n]+\n$/);
+    assertNoSecrets(run.stdout + run.stderr, held);
+    assert.deepEqual(await refresh(held), { status: 400, error: "invalid_grant" });
   });
 
   it("a refused revocation is one line on stderr, and the tokens are forgotten anyway", async () => {
