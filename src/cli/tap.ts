@@ -5,7 +5,6 @@ import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
 import { printableLine } from "../text/printable.js";
-import { launchTiedToParent } from "../transports/stdio/parent-death.js";
 import {
   signalTree,
   spawnsProcessGroups,
@@ -92,9 +91,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
 
   const [command, ...args] = parsed.command;
   // The whole environment: tap stands in for the server, so the server gets what we got.
-  // Tied to our life (parent-death.ts): a tap killed outright takes the server with it.
-  const launch = launchTiedToParent(command!, args, process.env.PATH, undefined);
-  const child = spawn(launch.command, launch.args, {
+  const child = spawn(command!, args, {
     env: { ...process.env, ...extraEnv },
     stdio: ["pipe", "pipe", "pipe"],
     detached: spawnsProcessGroups,
@@ -109,7 +106,8 @@ export async function runTap(argv: readonly string[]): Promise<number> {
     throw new CliError(`could not start ${JSON.stringify(command)}`);
   }
   const pid = child.pid;
-  trackTree(pid);
+  // Tied to our life (orphan-watchdog.ts): a tap killed outright takes the server with it.
+  trackTree(pid, { dieWithParent: true });
 
   const fromClient = new LineSplitter(
     (line) => monitor.clientLine(line),

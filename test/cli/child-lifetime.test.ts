@@ -1,7 +1,7 @@
 /**
  * A stdio server never outlives the CLI that started it, even one that ignores EOF and SIGTERM:
- * killed outright (SIGKILL, no exit hook runs) the kernel takes the server along (Linux,
- * setpriv --pdeathsig); stopped with SIGTERM or SIGHUP the CLI cancels the call on the wire,
+ * killed outright (SIGKILL, no exit hook runs) the orphan watchdog takes the server along
+ * (src/transports/stdio/orphan-watchdog.ts); stopped with SIGTERM or SIGHUP the CLI cancels the call on the wire,
  * ends the server's tree and exits with 128 + the signal.
  */
 import assert from "node:assert/strict";

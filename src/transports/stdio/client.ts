@@ -8,7 +8,6 @@ import { printable } from "../../text/printable.js";
 import { StreamTransport } from "../stream.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { childEnvironment } from "./env.js";
-import { launchTiedToParent } from "./parent-death.js";
 import {
   signalTree,
   spawnsProcessGroups,
@@ -42,8 +41,8 @@ export interface StdioClientOptions {
   /** How many trailing bytes of stderr to keep for error messages (default 8192). */
   stderrTailBytes?: number;
   /**
-   * Kill the child if this process dies without closing it (even by SIGKILL), where the platform
-   * allows: Linux with util-linux setpriv (see parent-death.ts). Default true.
+   * Kill the child's process group if this process dies without closing it (even by SIGKILL), on
+   * POSIX systems with /bin/sh (see orphan-watchdog.ts). Default true.
    */
   dieWithParent?: boolean;
 }
@@ -165,11 +164,7 @@ export class StdioClientTransport implements Transport {
     let child: ChildProcess;
     try {
       const env = childEnvironment({ env: options.env, inheritEnv: options.inheritEnv });
-      const launch =
-        options.dieWithParent === false
-          ? { command: options.command, args: options.args ?? [] }
-          : launchTiedToParent(options.command, options.args ?? [], env.PATH, options.cwd);
-      child = spawn(launch.command, launch.args, {
+      child = spawn(options.command, options.args ?? [], {
         cwd: options.cwd,
         env,
         stdio: ["pipe", "pipe", options.stderr ?? "pipe"],
@@ -183,7 +178,9 @@ export class StdioClientTransport implements Transport {
       return;
     }
     this.child = child;
-    if (child.pid !== undefined) trackTree(child.pid);
+    if (child.pid !== undefined) {
+      trackTree(child.pid, { dieWithParent: options.dieWithParent !== false });
+    }
     child.once("spawn", () => {
       this.launched = true;
       this.resolveSpawned(true);

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { tie, untie } from "./orphan-watchdog.js";
 
 /**
  * Signalling a server together with everything it started. Launchers such as npx and uvx run the
@@ -69,12 +70,15 @@ export async function waitUntilGone(pid: number, waitMs: number): Promise<boolea
 
 // Trees started by this process that have not been fully ended yet. If the program exits while
 // some remain (a test run finishing, process.exit in a CLI), they are killed synchronously from
-// the 'exit' hook rather than left running with nobody reading their output.
+// the 'exit' hook rather than left running with nobody reading their output. Where this process
+// dies without running that hook (SIGKILL, a crash), the orphan watchdog kills the trees tied to
+// it (orphan-watchdog.ts).
 const liveTrees = new Set<number>();
 let exitHookInstalled = false;
 
-export function trackTree(pid: number): void {
+export function trackTree(pid: number, options: { dieWithParent: boolean }): void {
   liveTrees.add(pid);
+  if (options.dieWithParent && spawnsProcessGroups) tie(pid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", killLiveTrees);
@@ -83,6 +87,7 @@ export function trackTree(pid: number): void {
 
 export function untrackTree(pid: number): void {
   liveTrees.delete(pid);
+  untie(pid);
 }
 
 function killLiveTrees(): void {
