@@ -3,7 +3,9 @@
  * in the spec's order: pre-registered credentials, else a Client ID Metadata Document URL when
  * the server supports those, else Dynamic Client Registration (RFC 7591, with
  * `application_type`). Registrations are stored per issuer, so a server that moved to another
- * authorization server gets a fresh registration there and the old credentials never travel.
+ * authorization server gets a fresh registration there and the old credentials never travel; a
+ * metadata document URL in use is stored there too, so that the tokens it obtained can later be
+ * refreshed and revoked as the same client without the option.
  * The token endpoint authentication method is one the server advertises, never a guess.
  */
 import * as oauth from "oauth4webapi";
@@ -53,6 +55,9 @@ export async function clientIdentity(
   request: IdentityRequest,
 ): Promise<ClientIdentity> {
   const known = await knownClientIdentity(store, as, options);
+  if (known?.source === "metadata-document") {
+    await keepMetadataDocument(store, as.issuer, known.client.client_id);
+  }
   if (known !== undefined) return known;
   if (as.registration_endpoint === undefined) {
     throw new AuthorizationError(
@@ -94,8 +99,25 @@ export async function knownClientIdentity(
     return identityFor(as, options, "metadata-document", { clientId: options.clientMetadataUrl });
   }
   const stored = await store.getClient(as.issuer);
-  if (stored && !expired(stored)) return identityFor(as, options, "registered", stored);
-  return undefined;
+  if (stored === undefined || expired(stored)) return undefined;
+  const source = stored.source ?? "registered";
+  if (source === "metadata-document") {
+    // Only while the server still takes metadata documents.
+    if (as.client_id_metadata_document_supported !== true) return undefined;
+    checkMetadataUrl(stored.clientId);
+  }
+  return identityFor(as, options, source, stored);
+}
+
+/** Stores the metadata document URL as the issuer's client, unless it is already. */
+async function keepMetadataDocument(
+  store: TokenStore,
+  issuer: string,
+  clientId: string,
+): Promise<void> {
+  const stored = await store.getClient(issuer);
+  if (stored?.clientId === clientId && stored.source === "metadata-document") return;
+  await store.setClient(issuer, { clientId, source: "metadata-document" });
 }
 
 async function register(

@@ -24,6 +24,8 @@ const STALE_LOCK_MS = 30_000;
 const LOCK_WAIT_MS = 10_000;
 /** How long to wait for another process's renewal (it waits on a token endpoint). */
 const EXCLUSIVE_WAIT_MS = 60_000;
+/** What a stored client's `source` may say. */
+const CLIENT_SOURCES = ["pre-registered", "metadata-document", "registered"];
 
 interface StoreFile {
   version: 1;
@@ -216,7 +218,12 @@ export function parseStore(text: string, file: string): StoreFile {
     !Object.values(data.tokens).every(
       (t) => isRecord(t) && typeof t.accessToken === "string" && typeof t.issuer === "string",
     ) ||
-    !Object.values(data.clients).every((c) => isRecord(c) && typeof c.clientId === "string")
+    !Object.values(data.clients).every(
+      (c) =>
+        isRecord(c) &&
+        typeof c.clientId === "string" &&
+        (c.source === undefined || CLIENT_SOURCES.includes(c.source as string)),
+    )
   ) {
     throw new TokenStoreError(
       `the token file ${file} is not an mcpwire token file (version 1): fix or remove it (mcpwire auth logout removes it)`,

@@ -27,6 +27,8 @@ export interface StoredClient {
   readonly tokenEndpointAuthMethod?: string;
   /** Unix seconds; 0 or absent: never. */
   readonly clientSecretExpiresAt?: number;
+  /** How the client id came to be: absent means a dynamic registration. */
+  readonly source?: "pre-registered" | "metadata-document" | "registered";
 }
 
 export interface TokenStore {

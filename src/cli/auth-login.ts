@@ -102,12 +102,14 @@ export async function runLogin(
       writeErr(`${url.href} did not ask for authorization: nothing to log in to`);
       return 1;
     }
-    // A pre-registered client is kept with the tokens, so that refreshing needs no flags.
+    // A pre-registered client is kept with the tokens, so that refreshing and revoking need no
+    // flags (a registration or a metadata document URL the OAuth client stored already).
     const tokens = (await store.getTokens(url.href)) as StoredTokens;
     if (auth.clientId !== undefined) {
       await store.setClient(tokens.issuer, {
         clientId: auth.clientId,
         ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
+        source: "pre-registered",
       });
     }
     const mcp = await openClient(target, settings, {

@@ -73,7 +73,13 @@ describe("FileTokenStore", () => {
   it("reports a corrupt or foreign file as a TokenStoreError naming it", async () => {
     const file = join(dir, "corrupt.json");
     const store = new FileTokenStore(file);
-    for (const content of ["{not json", "[]", '{"version":2,"tokens":{},"clients":{}}']) {
+    const unknownSource = '{"version":1,"tokens":{},"clients":{"x":{"clientId":"c","source":"?"}}}';
+    for (const content of [
+      "{not json",
+      "[]",
+      unknownSource,
+      '{"version":2,"tokens":{},"clients":{}}',
+    ]) {
       await writeFile(file, content);
       await assert.rejects(store.getTokens("https://a.example/mcp"), (error: unknown) => {
         assert.ok(error instanceof TokenStoreError);

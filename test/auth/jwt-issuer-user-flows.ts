@@ -3,7 +3,9 @@
  * clients, the authorization code grant with PKCE (authorizing at once: 302 back with code, state
  * and iss), refresh tokens rotated on every use, and the device authorization grant (RFC 8628)
  * whose user codes are approved or denied with a POST to the verification URI, as a person's
- * browser would. Tokens are the issuer's JWTs, audience = the `resource` asked for.
+ * browser would. Tokens are the issuer's JWTs, audience = the `resource` asked for. Optionally
+ * clients named by a client ID metadata document URL (the documents given, as if fetched), and
+ * RFC 7009 revocation of refresh tokens.
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -15,6 +17,20 @@ export interface UserFlowOptions {
   slowDownOnce?: boolean;
   /** The verification_uri_complete to hand out (a hostile server's, say). */
   verificationUriComplete?: string;
+  /**
+   * Client ID metadata documents by URL, as this server would fetch them: it then advertises
+   * `client_id_metadata_document_supported` and takes those URLs as client ids.
+   */
+  clientMetadataDocuments?: Record<string, { client_id: string; redirect_uris: string[] }>;
+  /** A revocation endpoint (RFC 7009): refresh tokens it revokes no longer work. */
+  revocation?: boolean;
+}
+
+/** Which client a token or revocation request came from. */
+export interface ClientRequest {
+  path: string;
+  grantType: string | null;
+  clientId: string;
 }
 
 export interface UserFlowContext {
@@ -49,6 +65,8 @@ export interface UserFlows {
   readonly refreshRefused: { count: number };
   /** Device authorization requests seen and token polls answered, by error code. */
   readonly devicePolls: Map<string, number>;
+  /** Token and revocation requests from known clients, in order. */
+  readonly clientRequests: ClientRequest[];
 }
 
 export interface FlowRequest {
@@ -73,6 +91,8 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
   const refreshIssued: string[] = [];
   const refreshRefused = { count: 0 };
   const devicePolls = new Map<string, number>();
+  const clientRequests: ClientRequest[] = [];
+  const documents = options.clientMetadataDocuments ?? {};
   const lifetime = options.tokenLifetime ?? 300;
   const random = () => randomBytes(12).toString("base64url");
 
@@ -84,6 +104,10 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
     }
     const publicId = (fromQuery ? request.url.searchParams : request.form).get("client_id") ?? "";
     if (registered.has(publicId)) return publicId;
+    // A document's client_id must be the very URL it was fetched from.
+    if (Object.hasOwn(documents, publicId) && documents[publicId]?.client_id === publicId) {
+      return publicId;
+    }
     return fromQuery && context.clients.has(publicId) ? publicId : undefined;
   };
 
@@ -160,14 +184,31 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
     request.json(400, { error: "unsupported_grant_type" });
   };
 
+  /** A metadata document client's redirect URI is one it lists, any loopback port. */
+  const documentAllows = (clientId: string, redirectUri: string) => {
+    if (!Object.hasOwn(documents, clientId)) return true;
+    const anyPort = (uri: string) => uri.replace(/^(http:\/\/127\.0\.0\.1)(:\d+)?/, "$1");
+    return (documents[clientId]?.redirect_uris ?? []).map(anyPort).includes(anyPort(redirectUri));
+  };
+
+  /** RFC 7009: 200 whatever the token; a refresh token of this client stops working. */
+  const revoke = (request: FlowRequest, clientId: string) => {
+    const presented = request.form.get("token") ?? "";
+    if (refreshTokens.get(presented)?.clientId === clientId) refreshTokens.delete(presented);
+    request.res.writeHead(200).end();
+  };
+
   return {
     refreshIssued,
     refreshRefused,
     devicePolls,
+    clientRequests,
     metadata: () => ({
       registration_endpoint: `${context.issuer()}/register`,
       device_authorization_endpoint: `${context.issuer()}/device_authorization`,
       authorization_response_iss_parameter_supported: true,
+      ...(options.clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
+      ...(options.revocation ? { revocation_endpoint: `${context.issuer()}/revoke` } : {}),
     }),
     handle(request) {
       const { url, req, res, form } = request;
@@ -182,8 +223,12 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
         const query = url.searchParams;
         const clientId = clientOf(request, true);
         const redirectUri = query.get("redirect_uri") ?? "";
-        // Loopback redirect URIs, any port (RFC 8252 §7.3).
-        if (!clientId || !/^http:\/\/127\.0\.0\.1(:\d+)?\//.test(redirectUri)) {
+        // Loopback redirect URIs, any port (RFC 8252 §7.3); a document's must list it.
+        if (
+          !clientId ||
+          !/^http:\/\/127\.0\.0\.1(:\d+)?\//.test(redirectUri) ||
+          !documentAllows(clientId, redirectUri)
+        ) {
           request.json(400, { error: "invalid_request" });
           return true;
         }
@@ -245,7 +290,18 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
           request.json(401, { error: "invalid_client" });
           return true;
         }
+        clientRequests.push({ path: url.pathname, grantType: form.get("grant_type"), clientId });
         token(request, clientId);
+        return true;
+      }
+      if (url.pathname === "/revoke" && req.method === "POST" && options.revocation) {
+        const clientId = clientOf(request);
+        if (!clientId) {
+          request.json(401, { error: "invalid_client" });
+          return true;
+        }
+        clientRequests.push({ path: url.pathname, grantType: null, clientId });
+        revoke(request, clientId);
         return true;
       }
       return false;
