@@ -43,12 +43,8 @@ export {
   mcpwireHome,
   TokenStoreError,
 } from "./file-token-store.js";
-export {
-  OAuthClient,
-  type OAuthClientOptions,
-  type OAuthGrant,
-  scopesOf,
-} from "./oauth-client.js";
+export { OAuthClient } from "./oauth-client.js";
+export { type OAuthClientOptions, type OAuthGrant, scopesOf } from "./oauth-options.js";
 export { openBrowser } from "./open-browser.js";
 export { importPrivateKey, type PrivateKey } from "./private-key.js";
 export {

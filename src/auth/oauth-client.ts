@@ -23,8 +23,11 @@
  * One OAuthClient serves one MCP server (its tokens are bound to that resource). One renewal at
  * a time per client: parallel requests that meet an expired token wait for the
  * same refresh and then retry with its result, so a rotating refresh token is used once.
+ *
+ * This file keeps that state and decides what each answer calls for; the options are in
+ * oauth-options.ts, discovery in oauth-session.ts, the grants in grant-request.ts, the DPoP key
+ * and nonce retries in dpop-binding.ts, and the tokens' own rules in held-tokens.ts.
  */
-import { decodeJwt } from "jose";
 import type * as oauth from "oauth4webapi";
 import {
   AuthorizationError,
@@ -33,88 +36,33 @@ import {
   type HttpAuthProvider,
   type HttpAuthRequest,
 } from "../transports/http/client/auth.js";
-import { type ClientIdentityOptions, clientIdentity } from "./client-identity.js";
-import { DEVICE_CODE_GRANT, type DeviceCodeOptions, deviceCodeGrant } from "./device-grant.js";
+import { clientIdentity } from "./client-identity.js";
+import { type DpopKey, DpopNonces } from "./dpop.js";
+import { grantDpopKey, isDpopChallenge, restoredKey, wantsNewNonce } from "./dpop-binding.js";
+import { grantRequest } from "./grant-request.js";
+import { refreshGrant } from "./grants.js";
 import {
-  discoverAuthorizationServer,
-  discoverResource,
-  findResourceMetadata,
-  type ResourceMetadata,
-} from "./discovery.js";
-import { DpopKey, DpopNonces, dpopAlgorithm } from "./dpop.js";
-import { type EnterpriseOptions, identityAssertionGrant } from "./enterprise.js";
-import {
-  authorizationCodeGrant,
-  clientCredentialsGrant,
-  type GrantContext,
-  JWT_BEARER_GRANT,
-  jwtBearerGrant,
-  refreshGrant,
-} from "./grants.js";
+  authorizationOf,
+  expiring,
+  type Issued,
+  requestHeaders,
+  tokensFrom,
+} from "./held-tokens.js";
 import { AuthHttp } from "./http.js";
-import { legacyAuthorizationServer } from "./legacy-discovery.js";
-import type { RedirectHandler } from "./redirect.js";
+import {
+  checkOptions,
+  identityRequest,
+  type OAuthClientOptions,
+  withOfflineAccess,
+} from "./oauth-options.js";
+import { discoverSession, type Session } from "./oauth-session.js";
 import { type Revocation, revokeTokens } from "./revocation.js";
 import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.js";
 import {
-  type AuthChallenge,
   parseWwwAuthenticate,
   type ResourceChallenge,
   resourceChallenge,
-  splitScopes,
 } from "./www-authenticate.js";
-
-export type OAuthGrant =
-  | "authorization_code"
-  | "client_credentials"
-  | "jwt_bearer"
-  | "enterprise"
-  | "device_code";
-
-export interface OAuthClientOptions extends ClientIdentityOptions {
-  /**
-   * "authorization_code" (default; needs `redirect`), "client_credentials", "jwt_bearer" (needs
-   * `assertion`) or "enterprise" (needs `enterprise`).
-   */
-  grant?: OAuthGrant;
-  /**
-   * For "jwt_bearer": the JWT to present (RFC 7523), e.g. a workload identity token; a function
-   * is asked each time a token is needed (see `assertionFromFile`).
-   */
-  assertion?: string | (() => string | Promise<string>);
-  /** For "enterprise": the identity provider and the user's ID token. */
-  enterprise?: EnterpriseOptions;
-  /**
-   * DPoP-bound tokens (RFC 9449). true: always ask for them; false: never; default: when the
-   * authorization server offers DPoP and the MCP server shows it accepts it.
-   */
-  dpop?: boolean;
-  /** How the user authorizes (authorization code grant). */
-  redirect?: RedirectHandler;
-  /** For "device_code" (RFC 8628): how the user is shown the code (and Ctrl-C's signal). */
-  device?: DeviceCodeOptions;
-  /** Scopes to ask for besides those the server names. */
-  scopes?: readonly string[];
-  /** Ask for `offline_access` (a refresh token) when the authorization server lists it. Default true. */
-  offlineAccess?: boolean;
-  /** Tokens and registrations. Default: in memory. */
-  store?: TokenStore;
-  /** The fetch for authorization server requests (and the headless redirect). */
-  fetch?: typeof fetch;
-  /** Per request to an authorization server. Default 30 s. */
-  timeoutMs?: number;
-  /** Refresh this long before a token expires. Default 30 s. */
-  refreshLeewayMs?: number;
-  /** Step-up authorizations for one client, at most. Default 3. */
-  maxStepUps?: number;
-  /** The clock (tests). Default Date.now. */
-  now?: () => number;
-}
-
-interface Session {
-  readonly metadata: ResourceMetadata;
-  readonly grant: GrantContext;
-}
 
 export class OAuthClient implements HttpAuthProvider {
   private readonly options: OAuthClientOptions;
@@ -135,29 +83,7 @@ export class OAuthClient implements HttpAuthProvider {
   private readonly nonces = new DpopNonces();
 
   constructor(options: OAuthClientOptions) {
-    const grant = options.grant ?? "authorization_code";
-    if (grant === "authorization_code" && !options.redirect) {
-      throw new TypeError("OAuthClient: the authorization code grant needs a redirect handler");
-    }
-    if (
-      grant !== "authorization_code" &&
-      grant !== "enterprise" &&
-      grant !== "device_code" &&
-      options.clientId === undefined
-    ) {
-      throw new TypeError(`OAuthClient: the ${grant} grant needs a clientId`);
-    }
-    if (grant === "device_code" && options.device === undefined) {
-      throw new TypeError(
-        "OAuthClient: the device_code grant needs `device` (how to show the code)",
-      );
-    }
-    if (grant === "jwt_bearer" && options.assertion === undefined) {
-      throw new TypeError("OAuthClient: the jwt_bearer grant needs an assertion");
-    }
-    if (grant === "enterprise" && (options.enterprise === undefined || !options.clientId)) {
-      throw new TypeError("OAuthClient: the enterprise grant needs `enterprise` and a clientId");
-    }
+    checkOptions(options);
     this.options = options;
     this.http = new AuthHttp(options.fetch, options.timeoutMs);
     this.store = options.store ?? new InMemoryTokenStore();
@@ -188,7 +114,12 @@ export class OAuthClient implements HttpAuthProvider {
       await this.renewal;
       if (this.tokens === undefined) return {};
     }
-    return this.requestHeaders(request, this.tokens as StoredTokens);
+    return requestHeaders(
+      request,
+      this.tokens as StoredTokens,
+      this.dpop,
+      this.nonces.for(request.url),
+    );
   }
 
   /** Keeps the newest DPoP nonce the server handed out, whatever the answer. */
@@ -198,11 +129,11 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   async onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail"> {
-    if (this.wantsDpopNonce(challenge)) return "retry";
+    if (wantsNewNonce(challenge, this.nonces, this.dpop !== undefined)) return "retry";
     // The one retry for new credentials was spent: another challenge is the answer.
     if (challenge.retried) return "fail";
     const parsed = resourceChallenge(challenge.headers);
-    if (parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(isDpop)) {
+    if (parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(isDpopChallenge)) {
       this.resourceTakesDpop = true;
     }
     if (challenge.status === 403 && parsed?.error !== "insufficient_scope") return "fail";
@@ -229,26 +160,6 @@ export class OAuthClient implements HttpAuthProvider {
     });
     await this.renewal;
     return "retry";
-  }
-
-  /**
-   * A 401 whose DPoP challenge says `use_dpop_nonce` to a request that carried a proof: worth
-   * sending again with the newest nonce (RFC 9449 §9; onAnswer kept it). False when it is no
-   * such answer, or the newest nonce is the very one the refused proof carried (asking again
-   * with it would only be refused again).
-   */
-  private wantsDpopNonce(challenge: HttpAuthChallenge): boolean {
-    const nonce = challenge.headers.get("dpop-nonce");
-    const proof = challenge.sent.DPoP;
-    if (challenge.status !== 401 || nonce === null || proof === undefined) return false;
-    const asked = parseWwwAuthenticate(challenge.headers.get("www-authenticate")).some(
-      (c) => isDpop(c) && c.params.error === "use_dpop_nonce",
-    );
-    // Parallel requests refused alike all retry: compared with what each one sent.
-    if (!asked || this.dpop === undefined) return false;
-    // The newest nonce (another answer may have brought a newer one meanwhile), if it is new.
-    const current = this.nonces.for(challenge.request.url);
-    return current !== undefined && current !== decodeJwt(proof).nonce;
   }
 
   /**
@@ -328,7 +239,7 @@ export class OAuthClient implements HttpAuthProvider {
         this.store,
         session.grant.as,
         this.options,
-        this.identityRequest(),
+        identityRequest(this.options),
       );
       const renewed: Session = { ...session, grant: { ...session.grant, identity } };
       this.session = renewed;
@@ -338,76 +249,22 @@ export class OAuthClient implements HttpAuthProvider {
 
   private async grant(session: Session, scopes: readonly string[]): Promise<void> {
     const { as } = session.grant;
-    const asked = this.withOfflineAccess(as, scopes);
     // New tokens: bound to the key in use, or to a new one when DPoP starts here.
-    const context: GrantContext = { ...session.grant, ...(await this.dpopFor(session)) };
-    let response: oauth.TokenEndpointResponse;
-    switch (this.options.grant ?? "authorization_code") {
-      case "client_credentials":
-        response = await clientCredentialsGrant(context, asked);
-        break;
-      case "jwt_bearer":
-        response = await jwtBearerGrant(context, await this.assertion(), asked);
-        break;
-      case "device_code":
-        response = await deviceCodeGrant(context, asked, this.options.device as DeviceCodeOptions);
-        break;
-      case "enterprise": {
-        const grant = await identityAssertionGrant(
-          this.http,
-          this.options.enterprise as EnterpriseOptions,
-          as.issuer,
-          context.resource,
-          asked,
-        );
-        response = await jwtBearerGrant(context, grant, asked);
-        break;
-      }
-      default:
-        response = await authorizationCodeGrant(
-          context,
-          this.options.redirect as RedirectHandler,
-          asked,
-        );
-    }
-    await this.keep(response, as.issuer, scopes, undefined, context.dpop);
-  }
-
-  private async assertion(): Promise<string> {
-    const source = this.options.assertion as NonNullable<OAuthClientOptions["assertion"]>;
-    let value: unknown;
-    try {
-      value = typeof source === "string" ? source : await source();
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw new AuthorizationError(
-        "token",
-        `the JWT bearer assertion could not be obtained${typeof code === "string" ? ` (${code})` : ""}`,
-      );
-    }
-    if (typeof value !== "string" || value.length === 0) {
-      throw new AuthorizationError("token", "the JWT bearer assertion provider gave no assertion");
-    }
-    return value;
-  }
-
-  /**
-   * The DPoP key for a grant at this session's authorization server: the current one, a new
-   * one, or none (see the `dpop` option).
-   */
-  private async dpopFor(session: Session): Promise<{ dpop?: DpopKey }> {
-    if (this.options.dpop === false) return {};
-    const offered = session.grant.as.dpop_signing_alg_values_supported;
-    if (this.dpop !== undefined && (offered === undefined || offered.includes(this.dpop.alg))) {
-      return { dpop: this.dpop };
-    }
-    const wanted =
-      this.options.dpop === true ||
-      (offered !== undefined && (this.resourceTakesDpop || session.metadata.dpop === true));
-    const alg = wanted ? dpopAlgorithm(offered) : undefined;
-    if (alg === undefined) return {};
-    this.dpop = await DpopKey.generate(alg);
-    return { dpop: this.dpop };
+    const dpop = await grantDpopKey(this.options.dpop, session, this.dpop, this.resourceTakesDpop);
+    if (dpop !== undefined) this.dpop = dpop;
+    const context = dpop === undefined ? session.grant : { ...session.grant, dpop };
+    const response = await grantRequest(
+      context,
+      this.options,
+      withOfflineAccess(this.options, as, scopes),
+    );
+    await this.keep(response, {
+      issuer: as.issuer,
+      requestedScopes: scopes,
+      previousRefresh: undefined,
+      dpop,
+      now: this.now(),
+    });
   }
 
   private async refresh(endpoint: URL, tokens: StoredTokens, known: Session | undefined) {
@@ -421,87 +278,24 @@ export class OAuthClient implements HttpAuthProvider {
       dpop === undefined ? session.grant : { ...session.grant, dpop },
       tokens.refreshToken as string,
     );
-    await this.keep(
-      response,
-      tokens.issuer,
-      tokens.requestedScopes ?? [],
-      tokens.refreshToken,
+    await this.keep(response, {
+      issuer: tokens.issuer,
+      requestedScopes: tokens.requestedScopes ?? [],
+      previousRefresh: tokens.refreshToken,
       dpop,
-    );
+      now: this.now(),
+    });
   }
 
   private async discover(endpoint: URL, hinted: string | undefined): Promise<Session> {
-    const found =
-      // A hinted PRM must be there; without a hint, its absence means a 2025-03-26 server.
-      hinted === undefined
-        ? await findResourceMetadata(this.http, endpoint, undefined)
-        : await discoverResource(this.http, endpoint, hinted);
-    const { metadata, as } =
-      "tried" in found
-        ? await legacyAuthorizationServer(this.http, endpoint)
-        : {
-            metadata: found,
-            // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
-            as: await discoverAuthorizationServer(
-              this.http,
-              found.authorizationServers[0] as string,
-            ),
-          };
-    const identity = await clientIdentity(
-      this.http,
-      this.store,
-      as,
-      this.options,
-      this.identityRequest(),
-    );
-    const session: Session = {
-      metadata,
-      grant: { http: this.http, as, identity, resource: metadata.resource },
-    };
-    this.session = session;
-    return session;
-  }
-
-  private identityRequest() {
-    const grant = this.options.grant ?? "authorization_code";
-    return {
-      redirectUris: this.options.redirect ? [this.options.redirect.redirectUri] : [],
-      grantTypes:
-        grant === "authorization_code"
-          ? ["authorization_code", "refresh_token"]
-          : grant === "device_code"
-            ? [DEVICE_CODE_GRANT, "refresh_token"]
-            : grant === "client_credentials"
-              ? ["client_credentials"]
-              : [JWT_BEARER_GRANT],
-    };
+    this.session = await discoverSession(this.http, this.store, this.options, endpoint, hinted);
+    return this.session;
   }
 
   // ---- tokens --------------------------------------------------------------------------------
 
-  private async keep(
-    response: oauth.TokenEndpointResponse,
-    issuer: string,
-    requestedScopes: readonly string[],
-    previousRefresh: string | undefined,
-    dpop: DpopKey | undefined,
-  ): Promise<void> {
-    const refreshToken = response.refresh_token ?? previousRefresh;
-    const lifetime = response.expires_in;
-    const tokenType = response.token_type.toLowerCase();
-    if (tokenType === "dpop" && dpop === undefined) {
-      throw new AuthorizationError("token", "the server issued a DPoP token without a DPoP proof");
-    }
-    const tokens: StoredTokens = {
-      accessToken: response.access_token,
-      tokenType,
-      // Kept with a bound token, and with a bearer one too when the refresh token may be bound.
-      ...(dpop === undefined ? {} : { dpopKey: dpop.stored }),
-      ...(refreshToken === undefined ? {} : { refreshToken }),
-      ...(typeof lifetime === "number" ? { expiresAt: this.now() + lifetime * 1000 } : {}),
-      requestedScopes: [...requestedScopes],
-      issuer,
-    };
+  private async keep(response: oauth.TokenEndpointResponse, issued: Issued): Promise<void> {
+    const tokens = tokensFrom(response, issued);
     this.tokens = tokens;
     if (this.resourceKey !== undefined) await this.store.setTokens(this.resourceKey, tokens);
   }
@@ -526,69 +320,10 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private expiring(tokens: StoredTokens): boolean {
-    if (tokens.expiresAt === undefined) return false;
-    return this.now() >= tokens.expiresAt - (this.options.refreshLeewayMs ?? 30_000);
+    return expiring(tokens, this.now(), this.options.refreshLeewayMs ?? 30_000);
   }
-
-  /** Authorization (and for a DPoP-bound token, a fresh proof for this very request). */
-  private async requestHeaders(
-    request: HttpAuthRequest,
-    tokens: StoredTokens,
-  ): Promise<Record<string, string>> {
-    if (tokens.tokenType !== "dpop") return { Authorization: authorizationOf(tokens) };
-    const key = this.dpop as DpopKey;
-    return {
-      Authorization: authorizationOf(tokens),
-      DPoP: await key.proof(
-        request.method,
-        request.url,
-        tokens.accessToken,
-        this.nonces.for(request.url),
-      ),
-    };
-  }
-
-  /** SEP-2207: `offline_access` only when the authorization server lists it. */
-  private withOfflineAccess(as: oauth.AuthorizationServer, scopes: readonly string[]) {
-    if (
-      this.options.offlineAccess === false ||
-      !USER_GRANTS.includes(this.options.grant ?? "authorization_code") ||
-      scopes.length === 0 ||
-      scopes.includes("offline_access") ||
-      !as.scopes_supported?.includes("offline_access")
-    ) {
-      return scopes;
-    }
-    return [...scopes, "offline_access"];
-  }
-}
-
-/** The key stored with `tokens`: undefined for unbound ones, false when it cannot be used. */
-async function restoredKey(tokens: StoredTokens | undefined): Promise<DpopKey | undefined | false> {
-  if (tokens?.dpopKey === undefined) return tokens?.tokenType === "dpop" ? false : undefined;
-  try {
-    return await DpopKey.restore(tokens.dpopKey);
-  } catch {
-    return false;
-  }
-}
-
-/** The grants where a person authorizes, and a refresh token saves asking again. */
-const USER_GRANTS: readonly OAuthGrant[] = ["authorization_code", "device_code"];
-
-function isDpop(challenge: AuthChallenge): boolean {
-  return challenge.scheme === "dpop";
-}
-
-function authorizationOf(tokens: StoredTokens): string {
-  return `${tokens.tokenType === "dpop" ? "DPoP" : "Bearer"} ${tokens.accessToken}`;
 }
 
 function union(...lists: (readonly string[])[]): string[] {
   return [...new Set(lists.flat())];
-}
-
-/** Scopes from a space-separated string (a convenience for options). */
-export function scopesOf(scope: string | undefined): string[] {
-  return scope === undefined ? [] : splitScopes(scope);
 }

@@ -8,7 +8,7 @@
  */
 import { createInterface } from "node:readline";
 import type { DeviceCodePrompt } from "../auth/device-grant.js";
-import type { OAuthClientOptions } from "../auth/oauth-client.js";
+import type { OAuthClientOptions } from "../auth/oauth-options.js";
 import type { StoredTokens, TokenStore } from "../auth/token-store.js";
 import { isPlainHttpUrl, printableLine } from "../text/printable.js";
 import type { HttpAuthProvider } from "../transports/http/client/auth.js";
