@@ -167,11 +167,12 @@ describe("gateway: a child's call parked between input rounds", () => {
   });
 
   it("a question waiting for the client does not count against the child's timeout", async () => {
-    setup = await start({ parkedCallMs: 60_000, childTimeoutMs: 200 });
+    // 1 s for the child to work: a loaded machine can take longer than 0.2 s for one answer.
+    setup = await start({ parkedCallMs: 60_000, childTimeoutMs: 1000 });
     const first = await callAsk(setup.url, "a");
     const [key] = Object.keys(first.result.inputRequests);
     // The person takes longer to answer than the child may take to work.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     const second = await callAsk(setup.url, "a", {
       requestState: first.result.requestState,
       inputResponses: { [key!]: { action: "accept", content: { name: "Slow" } } },
