@@ -22,7 +22,7 @@ export async function grantDpopKey(
   resourceTakesDpop: boolean,
 ): Promise<DpopKey | undefined> {
   if (option === false) return undefined;
-  const offered = session.grant.as.dpop_signing_alg_values_supported;
+  const offered = session.as.dpop_signing_alg_values_supported;
   if (current !== undefined && (offered === undefined || offered.includes(current.alg))) {
     return current;
   }

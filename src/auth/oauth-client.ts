@@ -4,7 +4,9 @@
  *
  * - 401: discover afresh (the server may have moved to another authorization server), then
  *   refresh when the token came from the same issuer and a refresh token exists, else authorize
- *   from scratch (authorization code + PKCE, or client credentials).
+ *   from scratch (authorization code + PKCE, or client credentials). A refresh is made as the
+ *   client the tokens were issued to (given, or stored), never a new registration: with none
+ *   known it fails, saying to log in again, and the tokens stay.
  * - 403 `insufficient_scope`: step up, asking for the union of the scopes asked before and the
  *   challenged ones; refused when that adds nothing (the server would only refuse again).
  * - Before a request, a token about to expire is refreshed.
@@ -36,7 +38,7 @@ import {
   type HttpAuthProvider,
   type HttpAuthRequest,
 } from "../transports/http/client/auth.js";
-import { clientIdentity } from "./client-identity.js";
+import type { ClientIdentity } from "./client-identity.js";
 import { type DpopKey, DpopNonces } from "./dpop.js";
 import { grantDpopKey, isDpopChallenge, restoredKey, wantsNewNonce } from "./dpop-binding.js";
 import { grantRequest } from "./grant-request.js";
@@ -49,13 +51,15 @@ import {
   tokensFrom,
 } from "./held-tokens.js";
 import { AuthHttp } from "./http.js";
+import { checkOptions, type OAuthClientOptions, withOfflineAccess } from "./oauth-options.js";
 import {
-  checkOptions,
-  identityRequest,
-  type OAuthClientOptions,
-  withOfflineAccess,
-} from "./oauth-options.js";
-import { discoverSession, type Session } from "./oauth-session.js";
+  authorizingIdentity,
+  discoverSession,
+  grantContext,
+  refreshingIdentity,
+  type Session,
+  UnknownRefreshClient,
+} from "./oauth-session.js";
 import { type Revocation, revokeTokens } from "./revocation.js";
 import { InMemoryTokenStore, type StoredTokens, type TokenStore } from "./token-store.js";
 import {
@@ -106,8 +110,12 @@ export class OAuthClient implements HttpAuthProvider {
     if (tokens.refreshToken !== undefined && this.expiring(tokens)) {
       // Checked and started without an await in between: concurrent callers wait above.
       // A failed refresh leaves no token: the server's 401 then starts a full authorization.
+      // One that could not be tried (no client known) is the person's to resolve: it fails.
       this.renewal = this.refresh(request.endpoint, tokens, undefined)
-        .catch(() => this.forgetTokens())
+        .catch(async (error: unknown) => {
+          if (error instanceof UnknownRefreshClient) throw error;
+          await this.forgetTokens();
+        })
         .finally(() => {
           this.renewal = undefined;
         });
@@ -183,7 +191,7 @@ export class OAuthClient implements HttpAuthProvider {
   private async reauthorize(endpoint: URL, challenge: ResourceChallenge | undefined) {
     const session = await this.discover(endpoint, challenge?.resourceMetadata);
     let tokens = this.tokens;
-    if (tokens !== undefined && tokens.issuer !== session.grant.as.issuer) {
+    if (tokens !== undefined && tokens.issuer !== session.as.issuer) {
       // The server moved to another authorization server: its tokens mean nothing here.
       await this.forgetTokens();
       tokens = undefined;
@@ -191,7 +199,9 @@ export class OAuthClient implements HttpAuthProvider {
     if (tokens?.refreshToken !== undefined) {
       try {
         return await this.refresh(endpoint, tokens, session);
-      } catch {
+      } catch (error) {
+        // No client to refresh as: a new authorization (and registration) is the person's call.
+        if (error instanceof UnknownRefreshClient) throw error;
         // The refresh token is spent or revoked: authorize from the start.
       }
     }
@@ -221,38 +231,34 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async authorize(session: Session, scopes: readonly string[]): Promise<void> {
+    const identity = await authorizingIdentity(session, this.store, this.options);
     try {
-      await this.grant(session, scopes);
+      await this.grant(session, identity, scopes);
     } catch (error) {
       // A registration the server no longer knows (expired, deleted): register again, once.
       if (
         !(error instanceof AuthorizationError) ||
         error.serverError !== "invalid_client" ||
-        session.grant.identity.source !== "registered"
+        identity.source !== "registered"
       ) {
         throw error;
       }
-      const issuer = session.grant.as.issuer;
-      await this.store.deleteClient(issuer);
-      const identity = await clientIdentity(
-        this.http,
-        this.store,
-        session.grant.as,
-        this.options,
-        identityRequest(this.options),
-      );
-      const renewed: Session = { ...session, grant: { ...session.grant, identity } };
-      this.session = renewed;
-      await this.grant(renewed, scopes);
+      await this.store.deleteClient(session.as.issuer);
+      const registered = await authorizingIdentity(session, this.store, this.options);
+      await this.grant(session, registered, scopes);
     }
   }
 
-  private async grant(session: Session, scopes: readonly string[]): Promise<void> {
-    const { as } = session.grant;
+  private async grant(
+    session: Session,
+    identity: ClientIdentity,
+    scopes: readonly string[],
+  ): Promise<void> {
+    const { as } = session;
     // New tokens: bound to the key in use, or to a new one when DPoP starts here.
     const dpop = await grantDpopKey(this.options.dpop, session, this.dpop, this.resourceTakesDpop);
     if (dpop !== undefined) this.dpop = dpop;
-    const context = dpop === undefined ? session.grant : { ...session.grant, dpop };
+    const context = { ...grantContext(session, identity), ...(dpop === undefined ? {} : { dpop }) };
     const response = await grantRequest(
       context,
       this.options,
@@ -269,13 +275,14 @@ export class OAuthClient implements HttpAuthProvider {
 
   private async refresh(endpoint: URL, tokens: StoredTokens, known: Session | undefined) {
     const session = known ?? this.session ?? (await this.discover(endpoint, undefined));
-    if (session.grant.as.issuer !== tokens.issuer) {
+    if (session.as.issuer !== tokens.issuer) {
       throw new AuthorizationError("refresh", "the token came from another authorization server");
     }
+    const identity = await refreshingIdentity(session, this.store, this.options, endpoint);
     // A DPoP-bound refresh token is refreshed with the key it is bound to.
     const dpop = tokens.dpopKey === undefined ? undefined : this.dpop;
     const response = await refreshGrant(
-      dpop === undefined ? session.grant : { ...session.grant, dpop },
+      { ...grantContext(session, identity), ...(dpop === undefined ? {} : { dpop }) },
       tokens.refreshToken as string,
     );
     await this.keep(response, {
@@ -288,7 +295,7 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async discover(endpoint: URL, hinted: string | undefined): Promise<Session> {
-    this.session = await discoverSession(this.http, this.store, this.options, endpoint, hinted);
+    this.session = await discoverSession(this.http, endpoint, hinted);
     return this.session;
   }
 

@@ -1,10 +1,13 @@
 /**
  * Everything an OAuthClient must know before it can ask for tokens, found afresh after a 401
  * (the MCP server may have moved to another authorization server): the server's Protected
- * Resource Metadata (or, for a 2025-03-26 server without any, the legacy defaults), its
- * authorization server's metadata, and who this client is there.
+ * Resource Metadata (or, for a 2025-03-26 server without any, the legacy defaults) and its
+ * authorization server's metadata. Who this client is there depends on what it asks for: a new
+ * authorization may register a client, a refresh only ever uses the one the tokens belong to.
  */
-import { clientIdentity } from "./client-identity.js";
+import type * as oauth from "oauth4webapi";
+import { AuthorizationError } from "../transports/http/client/auth.js";
+import { type ClientIdentity, clientIdentity, knownClientIdentity } from "./client-identity.js";
 import {
   discoverAuthorizationServer,
   discoverResource,
@@ -18,15 +21,14 @@ import { identityRequest, type OAuthClientOptions } from "./oauth-options.js";
 import type { TokenStore } from "./token-store.js";
 
 export interface Session {
+  readonly http: AuthHttp;
   readonly metadata: ResourceMetadata;
-  readonly grant: GrantContext;
+  readonly as: oauth.AuthorizationServer;
 }
 
 /** `hinted`: the challenge's `resource_metadata` URL, which must then be there. */
 export async function discoverSession(
   http: AuthHttp,
-  store: TokenStore,
-  options: OAuthClientOptions,
   endpoint: URL,
   hinted: string | undefined,
 ): Promise<Session> {
@@ -43,6 +45,46 @@ export async function discoverSession(
           // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
           as: await discoverAuthorizationServer(http, found.authorizationServers[0] as string),
         };
-  const identity = await clientIdentity(http, store, as, options, identityRequest(options));
-  return { metadata, grant: { http, as, identity, resource: metadata.resource } };
+  return { http, metadata, as };
+}
+
+/** Who we are for a new authorization: registered there first when we are nobody yet. */
+export function authorizingIdentity(
+  session: Session,
+  store: TokenStore,
+  options: OAuthClientOptions,
+): Promise<ClientIdentity> {
+  return clientIdentity(session.http, store, session.as, options, identityRequest(options));
+}
+
+/**
+ * Who the tokens to refresh were issued to: the client the options give or the one stored for
+ * the issuer. Never a new registration: the refresh token belongs to its own client, so a new
+ * one could not use it and would only be left behind. With none known, the person logs in again.
+ */
+export async function refreshingIdentity(
+  session: Session,
+  store: TokenStore,
+  options: OAuthClientOptions,
+  endpoint: URL,
+): Promise<ClientIdentity> {
+  const known = await knownClientIdentity(store, session.as, options);
+  if (known === undefined) throw new UnknownRefreshClient(endpoint, session.as.issuer);
+  return known;
+}
+
+/** No client the tokens were issued to is known: nothing was sent, and the tokens stay. */
+export class UnknownRefreshClient extends AuthorizationError {
+  constructor(endpoint: URL, issuer: string) {
+    super(
+      "refresh",
+      `the client the tokens for ${endpoint.href} were issued to is not known (none stored for ${issuer}, none given): run mcpwire auth login ${endpoint.href}`,
+    );
+  }
+}
+
+/** What a grant at the session's authorization server needs, as `identity`. */
+export function grantContext(session: Session, identity: ClientIdentity): GrantContext {
+  const { http, as, metadata } = session;
+  return { http, as, identity, resource: metadata.resource };
 }

@@ -31,7 +31,7 @@ as needed. By default a browser opens (the URL is printed too) and comes back to
 xdg-open when there is one). --client-id/--client-secret (or MCPWIRE_CLIENT_SECRET) use a
 pre-registered client, --client-metadata-url a client ID metadata document; otherwise mcpwire
 registers itself (dynamic client registration). The client is kept with the tokens: later
-verbs and logout need none of these flags. --scope "<scopes>" asks for more scopes.
+verbs and logout need none of these flags (a verb never registers one to refresh with). --scope "<scopes>" asks for more scopes.
 status lists the servers with tokens (authorization server, scopes asked, expiry; never the
 tokens); logout has the authorization server revoke a server's tokens where it offers that
 (RFC 7009; a failure is a warning) and forgets them, or without a URL every token and
