@@ -158,6 +158,11 @@ export async function probeEra(
     if (error instanceof LocalError && error.kind === "timeout") {
       return { era: "legacy", reason: `server/discover unanswered after ${probeTimeoutMs} ms` };
     }
+    // Failed authorization and the caller's own cancellation say nothing about the server's era
+    // and are not a channel that went away: the caller gets them as they are.
+    if (error instanceof LocalError && (error.kind === "auth" || error.kind === "aborted")) {
+      throw error;
+    }
     return { era: "closed", error: error instanceof Error ? error : new Error(String(error)) };
   }
 }

@@ -144,6 +144,30 @@ function rotatingProvider() {
 }
 
 describe("auth seam: challenges", () => {
+  it("connect() in auto era fails with the AuthorizationError itself, not as a closed probe", async () => {
+    server = await scriptedServer((_request, res) =>
+      sendJson(res, 401, {}, { "WWW-Authenticate": "Bearer" }),
+    );
+    const provider: HttpAuthProvider = {
+      headers: async () => ({}),
+      onChallenge: async () => {
+        throw new AuthorizationError("token", "the authorization server refused the client");
+      },
+    };
+    const transport = new HttpClientTransport(server.url, {
+      auth: provider,
+      flavourCache: new Map(),
+    });
+    client = new McpClient({ clientInfo });
+    const error = await client.connect(transport).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    assert.ok(error instanceof AuthorizationError, String(error));
+    assert.equal(error.step, "token");
+    assert.match(error.message, /refused the client/);
+  });
+
   it("a 401 retries once with fresh headers, and the challenge reaches the provider", async () => {
     const { provider, challenges } = rotatingProvider();
     const { server } = await connect((request, res) => {
