@@ -17,6 +17,7 @@ import {
   type HttpHandler,
   type HttpHandlerOptions,
 } from "./server.js";
+import { keepTickObjectShape } from "./tick-shape.js";
 
 export interface NodeListenerOptions {
   /** The MCP endpoint path; other paths get 404. Default "/mcp". */
@@ -54,6 +55,7 @@ export function createNodeListener(
   const path = options.path ?? "/mcp";
   const origin = options.origin ?? "http://localhost";
   const fast = endpointOf(handler);
+  keepTickObjectShape();
   return (req, res) => {
     requestArrived(req.socket);
     const serving =
