@@ -2,13 +2,15 @@
  * JWT access tokens (RFC 9068): signature checked against the issuer's JWKS (found through its
  * RFC 8414 / OIDC metadata, fetched by jose's remote key set, which caches it and fetches again
  * for an unknown `kid`, so key rotation needs nothing), `iss` equal to the issuer, `aud` naming
- * this resource, `exp` present and not passed, `typ` at+jwt.
+ * this resource, `exp` present and not passed, `typ` at+jwt. Both documents come over node:http
+ * (node-get.ts) unless the caller passes a fetch.
  */
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from "jose";
 import { assertSecureUrl } from "../../transports/http/client/auth.js";
 import { discoverAuthorizationServer } from "../discovery.js";
 import { AuthHttp } from "../http.js";
 import { checkServerUrl } from "./config-checks.js";
+import { nodeGet } from "./node-get.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -32,6 +34,7 @@ export interface JwtAccessTokenOptions {
   jwksMaxAgeMs?: number;
   /** Timeout of each metadata and JWKS request (ms). Default 5 s. */
   timeoutMs?: number;
+  /** How the metadata and the JWKS are fetched. Default: GETs over node:http/https (node-get.ts). */
   fetch?: typeof fetch;
 }
 
@@ -54,6 +57,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
   checkServerUrl("jwtAccessTokens: issuer", issuer);
   if (options.jwksUri !== undefined) checkServerUrl("jwtAccessTokens: jwksUri", options.jwksUri);
   const timeoutMs = options.timeoutMs ?? 5_000;
+  const fetchFunction = options.fetch ?? nodeGet;
   const algorithms = options.algorithms ?? ASYMMETRIC;
   const types = new Set((options.acceptedTypes ?? ["at+jwt"]).map(normalizeType));
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
@@ -61,7 +65,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
   const keySet = async () => {
     let uri = options.jwksUri;
     if (uri === undefined) {
-      const http = new AuthHttp(options.fetch, timeoutMs);
+      const http = new AuthHttp(fetchFunction, timeoutMs);
       const metadata = await discoverAuthorizationServer(http, issuer);
       if (typeof metadata.jwks_uri !== "string") {
         throw new Error(`the authorization server ${issuer} publishes no jwks_uri`);
@@ -74,7 +78,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
       timeoutDuration: timeoutMs,
       cooldownDuration: options.jwksCooldownMs ?? 30_000,
       cacheMaxAge: options.jwksMaxAgeMs ?? 600_000,
-      ...(options.fetch ? { [customFetch]: options.fetch } : {}),
+      [customFetch]: fetchFunction,
     });
   };
 
