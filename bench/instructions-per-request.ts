@@ -72,10 +72,25 @@ async function calls(echo: (text: string) => Promise<unknown>, count: number, la
   const lane = async () => {
     while (left-- > 0) {
       const text = `hello ${left}`;
-      if ((await echo(text)) !== text) throw new Error("echo mismatch");
+      if ((await echoAgain(echo, text)) !== text) throw new Error("echo mismatch");
     }
   };
   await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+/**
+ * One call, sent again if the server reset its keep-alive connection: under valgrind a server
+ * stalled by a collection can let a pooled connection reach its keep-alive timeout just as the
+ * client reuses it (the request never reached the server).
+ */
+async function echoAgain(echo: (text: string) => Promise<unknown>, text: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await echo(text);
+    } catch (error) {
+      if (attempt === 3 || (error as { code?: string }).code !== "ECONNRESET") throw error;
+    }
+  }
 }
 
 /**
