@@ -28,6 +28,9 @@ describe("nodeGet", () => {
       } else if (req.url === "/huge") {
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end(Buffer.alloc(MAX_BODY_BYTES + 1, 0x20));
+      } else if (req.url === "/cut") {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "100" });
+        res.write('{"keys":', () => res.socket?.destroy());
       } else if (req.url === "/silent") {
         // Never answers: the caller's signal has to end it.
       } else {
@@ -69,6 +72,10 @@ describe("nodeGet", () => {
     await assert.rejects(nodeGet("http://example.com/jwks"), /not https/);
     await assert.rejects(nodeGet("http://10.0.0.1/jwks"), /not https/);
     await assert.rejects(nodeGet(`${origin}/doc`, { method: "POST" }), /GET only/);
+  });
+
+  it("rejects (and nothing goes unhandled) when the connection drops in the middle of the body", async () => {
+    await assert.rejects(nodeGet(`${origin}/cut`));
   });
 
   it("refuses a body over the cap", async () => {

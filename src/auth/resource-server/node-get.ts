@@ -49,7 +49,8 @@ export async function nodeGet(
       agent: false,
     });
     request.once("response", resolve);
-    request.once("error", (error) => reject(signal?.aborted ? signal.reason : error));
+    // `on`: a socket error during the body is emitted here too (and must not go unhandled).
+    request.on("error", (error) => reject(signal?.aborted ? signal.reason : error));
     request.end();
   });
   const body = await readCapped(response, signal);
@@ -77,7 +78,7 @@ function readCapped(response: IncomingMessage, signal: AbortSignal | undefined):
     });
     response.once("end", () => resolve(Buffer.concat(chunks, size)));
     // An abort (the timeout) while the body arrives destroys the response with an AbortError.
-    response.once("error", (error) => reject(signal?.aborted ? signal.reason : error));
+    response.on("error", (error) => reject(signal?.aborted ? signal.reason : error));
     response.once("close", () => {
       if (!response.complete)
         reject(signal?.aborted ? signal.reason : new Error("connection closed"));
