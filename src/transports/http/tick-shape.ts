@@ -23,6 +23,9 @@ let tried = false;
 export function keepTickObjectShape(): object | undefined {
   if (tried) return kept;
   tried = true;
+  // Node's tick objects and V8's feedback only: other runtimes serving node:http (Bun, Deno)
+  // build ticks their own way, and their async_hooks may be a stub.
+  if (process.versions.bun !== undefined || "Deno" in globalThis) return undefined;
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
       if (type === "TickObject" && kept === undefined) kept = resource;
