@@ -78,7 +78,7 @@ let exitHookInstalled = false;
 
 export function trackTree(pid: number, options: { dieWithParent: boolean }): void {
   liveTrees.add(pid);
-  if (options.dieWithParent && spawnsProcessGroups) tie(pid);
+  if (options.dieWithParent) tie(pid); // a no-op where there are no process groups (Windows)
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", killLiveTrees);
