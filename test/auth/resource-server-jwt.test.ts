@@ -128,6 +128,11 @@ describe("protected resource with JWT access tokens", () => {
       /typ/,
     ],
     ["a token without exp", (as, url) => as.mint(url, { claims: { exp: undefined } }), /exp/],
+    [
+      "a token issued an hour from now (iat beyond the clock tolerance)",
+      (as, url) => as.mint(url, { claims: { iat: Math.floor(Date.now() / 1000) + 3600 } }),
+      /iat/,
+    ],
   ];
   for (const [what, make, reason] of refusals) {
     it(`refuses ${what} with 401 invalid_token`, async () => {
@@ -143,6 +148,12 @@ describe("protected resource with JWT access tokens", () => {
       );
     });
   }
+
+  it("takes a token whose iat is ahead by less than the clock tolerance (5 s)", async () => {
+    const iat = Math.floor(Date.now() / 1000) + 3;
+    const token = await as.mint(rs.url, { claims: { iat } });
+    assert.equal((await callTool(rs.url, "whoami", `Bearer ${token}`)).status, 200);
+  });
 
   it("refuses a malformed Authorization header with 400 invalid_request", async () => {
     const response = await callTool(rs.url, "whoami", "Bearer a b");

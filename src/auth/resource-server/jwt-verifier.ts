@@ -60,6 +60,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
   const fetchFunction = options.fetch ?? nodeGet;
   const algorithms = options.algorithms ?? ASYMMETRIC;
   const types = new Set((options.acceptedTypes ?? ["at+jwt"]).map(normalizeType));
+  const toleranceSec = options.clockToleranceSec ?? 5;
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
 
   const keySet = async () => {
@@ -97,7 +98,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
           issuer,
           audience: resource,
           algorithms,
-          clockTolerance: options.clockToleranceSec ?? 5,
+          clockTolerance: toleranceSec,
           requiredClaims: ["exp", "iss", "aud"],
         });
         payload = verified.payload;
@@ -107,6 +108,11 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
       }
       if (typ === undefined || !types.has(normalizeType(typ))) {
         throw new InvalidTokenError("the token is not a JWT access token (typ)");
+      }
+      // jose checks `iat` only with maxTokenAge; a token "issued" in the future is forged or
+      // from a broken clock, and would outlive its stated lifetime.
+      if (issuedInFuture(payload.iat, toleranceSec)) {
+        throw new InvalidTokenError("the token's iat claim is in the future");
       }
       const cnf = payload.cnf as { jkt?: unknown } | undefined;
       return {
@@ -120,6 +126,11 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
       } satisfies VerifiedToken;
     },
   };
+}
+
+/** Whether a (numeric, as jose has checked) `iat` lies beyond the clock tolerance from now. */
+export function issuedInFuture(iat: number | undefined, toleranceSec: number): boolean {
+  return iat !== undefined && iat > Date.now() / 1000 + toleranceSec;
 }
 
 /** RFC 8725 §3.11 media type comparison: case-insensitive, "application/" optional. */
