@@ -15,20 +15,39 @@ import { TailReader } from "./tail-reader.js";
 const END_ID = `${Number.MAX_SAFE_INTEGER}-0`;
 const PAGE = 200;
 
-const APPEND = new RedisScript(`
+/**
+ * Records the stream as its session's most recently written (KEYS[2]: a sorted set scored by
+ * write order, no clocks) and drops the oldest beyond the cap with their keys, as the other
+ * stores do: one session cannot pile up streams each kept for the TTL. Both scripts below call
+ * it after their write.
+ */
+const TRACK = `
+local function track(id, cap, ttl, prefix)
+  local newest = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  redis.call('ZADD', KEYS[2], (tonumber(newest[2]) or 0) + 1, id)
+  local extra = redis.call('ZCARD', KEYS[2]) - tonumber(cap)
+  if extra > 0 then
+    local popped = redis.call('ZPOPMIN', KEYS[2], extra)
+    for i = 1, #popped, 2 do redis.call('DEL', prefix .. popped[i]) end
+  end
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+`;
+
+/** ARGV: entry id, message, MAXLEN, TTL, stream id, streams per session, stream key prefix. */
+const APPEND = new RedisScript(`${TRACK}
 local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[1], 'm', ARGV[2])
 if type(added) == 'table' and added.err then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('SADD', KEYS[2], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
+track(ARGV[5], ARGV[6], ARGV[4], ARGV[7])
 return 1`);
 
-const END = new RedisScript(`
+/** ARGV: the end's entry id, TTL, stream id, streams per session, stream key prefix. */
+const END = new RedisScript(`${TRACK}
 local added = redis.pcall('XADD', KEYS[1], ARGV[1], 'end', '1')
 if type(added) == 'table' and added.err then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+track(ARGV[3], ARGV[4], ARGV[2], ARGV[5])
 return 1`);
 
 export interface RedisEventStoreOptions {
@@ -36,6 +55,11 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** How long a stream is kept after its last event (ms). Default 1 hour. */
   ttlMs?: number;
+  /**
+   * Streams kept per session; the least recently written is dropped (with its events).
+   * Default 100, as in the in-memory and file stores.
+   */
+  maxStreamsPerSession?: number;
 }
 
 type Entry = { seq: number; message?: JsonRpcMessage; end: boolean };
@@ -45,12 +69,14 @@ export class RedisEventStore implements ClusterEventStore {
   private readonly reader: TailReader;
   private readonly maxEvents: number;
   private readonly ttlMs: number;
+  private readonly maxStreams: number;
 
   constructor(commands: RedisCommands, options: RedisEventStoreOptions = {}) {
     this.commands = commands;
     this.reader = new TailReader(commands);
     this.maxEvents = Math.max(1, options.maxEventsPerStream ?? 1_000);
     this.ttlMs = Math.max(1_000, options.ttlMs ?? 3_600_000);
+    this.maxStreams = Math.max(1, options.maxStreamsPerSession ?? 100);
   }
 
   async append(sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
@@ -60,6 +86,8 @@ export class RedisEventStore implements ClusterEventStore {
       String(this.maxEvents),
       String(this.ttlMs),
       streamId,
+      String(this.maxStreams),
+      this.streamKeyPrefix(sessionId),
     ]);
     if (Number(added) !== 1) throw new AppendConflict(streamId, event.seq);
   }
@@ -69,6 +97,8 @@ export class RedisEventStore implements ClusterEventStore {
       END_ID,
       String(this.ttlMs),
       streamId,
+      String(this.maxStreams),
+      this.streamKeyPrefix(sessionId),
     ]);
   }
 
@@ -106,8 +136,8 @@ export class RedisEventStore implements ClusterEventStore {
   }
 
   async forgetSession(sessionId: string): Promise<void> {
-    const index = this.commands.key(`legacy:events:${sessionId}`);
-    const streams = await this.commands.send(["SMEMBERS", index]);
+    const index = this.indexKey(sessionId);
+    const streams = await this.commands.send(["ZRANGE", index, "0", "-1"]);
     const keys = Array.isArray(streams)
       ? streams.map((id) => this.keys(sessionId, String(id))[0])
       : [];
@@ -150,12 +180,18 @@ export class RedisEventStore implements ClusterEventStore {
     return parseEntries(reply);
   }
 
-  /** The stream's key, and the session's index of its streams (for forgetSession). */
+  /** The stream's key, and the session's index of its streams (the cap, forgetSession). */
   private keys(sessionId: string, streamId: string): [string, string] {
-    return [
-      this.commands.key(`legacy:events:${sessionId}:${streamId}`),
-      this.commands.key(`legacy:events:${sessionId}`),
-    ];
+    return [`${this.streamKeyPrefix(sessionId)}${streamId}`, this.indexKey(sessionId)];
+  }
+
+  private streamKeyPrefix(sessionId: string): string {
+    return this.commands.key(`legacy:events:${sessionId}:`);
+  }
+
+  /** A sorted set (by write order) since the cap; the name changed with the type. */
+  private indexKey(sessionId: string): string {
+    return this.commands.key(`legacy:streams:${sessionId}`);
   }
 }
 

@@ -101,6 +101,36 @@ describe("legacy cluster stores on Redis", () => {
     }
   });
 
+  it("events: a session keeps at most maxStreamsPerSession streams, the oldest written go", async () => {
+    const redis = await sharedRedis("legacy cluster stream cap");
+    const commands = new RedisCommands(redis.client, redis);
+    const events = new RedisEventStore(commands, { ttlMs: 60_000, maxStreamsPerSession: 3 });
+    try {
+      for (let n = 1; n <= 5; n++) await events.append("s3", `a.r${n}`, event(`a.r${n}`, 1));
+      // Written again: a.r3 is now the newest, so a.r4 goes before it.
+      await events.append("s3", "a.r3", event("a.r3", 2));
+      await events.append("s3", "a.r6", event("a.r6", 1));
+      await events.endStream("s3", "a.r7");
+      for (const gone of ["a.r1", "a.r2", "a.r4"]) {
+        assert.equal(await events.eventsAfter("s3", gone, 0), undefined, gone);
+      }
+      assert.deepEqual(
+        (await events.eventsAfter("s3", "a.r3", 0))?.map((item) => item.seq),
+        [1, 2],
+      );
+      assert.equal((await redis.keys()).filter((key) => key.includes(":s3:")).length, 3);
+      // Another session's streams are not counted against this one.
+      await events.append("s4", "a.r1", event("a.r1", 1));
+      assert.equal((await events.eventsAfter("s4", "a.r1", 0))?.length, 1);
+      await events.forgetSession("s3");
+      await events.forgetSession("s4");
+      assert.deepEqual(await redis.keys(), []);
+    } finally {
+      await events.close();
+      await redis.cleanup();
+    }
+  });
+
   it("a tail stops when its signal aborts, with nothing appended", async () => {
     const redis = await sharedRedis("legacy cluster tail abort");
     const events = new RedisEventStore(new RedisCommands(redis.client, redis));
