@@ -16,7 +16,7 @@ export {
   type HttpAuthRequest,
   isLoopbackUrl,
 } from "../transports/http/client/auth.js";
-export { assertionFromFile } from "./assertion-file.js";
+export { type AssertionFileOptions, assertionFromFile } from "./assertion-file.js";
 export {
   type ClientIdentity,
   type ClientIdentityOptions,
