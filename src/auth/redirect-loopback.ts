@@ -2,8 +2,9 @@
  * The redirect handler for a person at a browser on this machine (RFC 8252 §7.3): a listener on
  * 127.0.0.1 at a port the system picks, whose `/callback` receives the authorization response.
  * It shows the authorization URL, opens a browser there where one exists, and answers the
- * browser with a small page. A callback whose `state` is not the one of the login in progress
- * (another page probing the port) is refused and the wait goes on; no answer in time fails.
+ * browser with a small page that repeats nothing of the answer (its `iss` is not checked yet). A
+ * callback whose `state` is not the one of the login in progress (another page probing the
+ * port) is refused and the wait goes on; no answer in time fails.
  */
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -46,12 +47,14 @@ export async function loopbackRedirect(
         "This authorization response does not belong to the login in progress.",
       );
     }
-    const error = url.searchParams.get("error");
-    if (error !== null) {
-      page(res, 200, "Authorization refused", `The authorization server said: ${error}.`);
-    } else {
-      page(res, 200, "Authorized", "You can close this tab and go back to the terminal.");
-    }
+    // Nothing of the answer (an error, its description) is shown: whether it comes from the
+    // authorization server at all is known only once its `iss` is checked, after this page.
+    page(
+      res,
+      200,
+      "Response received",
+      "You can close this tab: the terminal says whether the authorization succeeded.",
+    );
     const { resolve } = waiting;
     waiting = undefined;
     resolve(url.searchParams);
@@ -102,7 +105,7 @@ function failure(reason: string): AuthorizationError {
   return new AuthorizationError("authorize", reason);
 }
 
-/** A small page; the text may quote the server (an error code), so it is escaped. */
+/** A small page of our own words (escaped all the same). */
 function page(res: ServerResponse, status: number, title: string, text: string): void {
   const body = `<!doctype html><html><head><meta charset="utf-8"><title>mcpwire: ${htmlText(title)}</title></head><body><h1>${htmlText(title)}</h1><p>${htmlText(text)}</p></body></html>`;
   res.writeHead(status, {

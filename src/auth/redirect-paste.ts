@@ -1,7 +1,8 @@
 /**
  * The redirect handler for a browser that cannot reach us (another machine, a container): the
  * user opens the authorization URL, and the browser ends up at a loopback address nobody
- * listens on; the user copies that address (or just the code in it) and pastes it here.
+ * listens on; the user copies that address and pastes it here (its state is checked like any
+ * redirect's).
  */
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { openBrowser } from "./open-browser.js";
@@ -28,29 +29,35 @@ export function pasteRedirect(options: PasteRedirectOptions): RedirectHandler {
       if (!line) {
         throw new AuthorizationError(
           "authorize",
-          "nothing was pasted (the redirect URL or the code)",
+          "nothing was pasted (the address the browser ended up at)",
         );
       }
-      return pastedParameters(line, authorizationUrl.searchParams.get("state"));
+      return pastedParameters(line);
     },
   };
 }
 
 /**
- * The parameters in what was pasted: the redirect URL, its query, or a bare code (then with the
- * state we sent; a server that sends `iss` needs the whole URL, since we cannot vouch for it).
+ * The parameters in what was pasted: the redirect URL or its query, with the `state` in it (the
+ * token request follows only when it is the login's own). A bare code is refused: with no state
+ * nothing ties it to this login, and a server that sends `iss` needs the whole URL anyway.
  */
-export function pastedParameters(text: string, state: string | null): URLSearchParams {
+export function pastedParameters(text: string): URLSearchParams {
+  let params: URLSearchParams;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
     try {
-      return new URL(text).searchParams;
+      params = new URL(text).searchParams;
     } catch {
       throw new AuthorizationError("authorize", "the pasted text is not a URL");
     }
+  } else {
+    params = new URLSearchParams(text.replace(/^\?/, ""));
   }
-  if (text.startsWith("?") || text.includes("="))
-    return new URLSearchParams(text.replace(/^\?/, ""));
-  const params = new URLSearchParams({ code: text });
-  if (state !== null) params.set("state", state);
+  if (!params.has("state")) {
+    throw new AuthorizationError(
+      "authorize",
+      "the pasted text has no state: paste the whole address the browser ended up at",
+    );
+  }
   return params;
 }

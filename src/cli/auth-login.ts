@@ -74,7 +74,7 @@ export async function runLogin(
           show: (url) => {
             show(url);
             writeErr(
-              "After approving, the browser goes to an address that does not load: paste that address here (or the code in it):",
+              "After approving, the browser goes to an address that does not load: paste that whole address here:",
             );
           },
           readLine: () => readLine(controller.signal),

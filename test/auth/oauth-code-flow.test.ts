@@ -163,6 +163,29 @@ describe("OAuth client: authorization code flow", () => {
     });
   }
 
+  it("a refused dynamic client registration fails there, with the server's error, asking nothing more", async () => {
+    const { as, rs } = await setUp({
+      registrationRefusal: {
+        status: 400,
+        body: {
+          error: "invalid_redirect_uri",
+          error_description: "loopback\u001b[2J redirect URIs are not allowed",
+        },
+      },
+    });
+    const error = await rejectsAt(connect(rs.url), "registration");
+    assert.equal(error.serverError, "invalid_redirect_uri");
+    assert.match(
+      error.message,
+      /^authorization failed \(registration\): the server answered HTTP 400 invalid_redirect_uri \(loopback.*redirect URIs are not allowed\)$/,
+    );
+    assert.ok(!error.message.includes("\u001b"), "the server's control characters are shown");
+    assert.deepEqual(
+      as.requests.filter((r) => r.method === "POST" || r.path === "/authorize").map((r) => r.path),
+      ["/register"],
+    );
+  });
+
   it("refuses an authorization server that does not offer PKCE with S256", async () => {
     const { as, rs } = await setUp({
       extraMetadata: { code_challenge_methods_supported: ["plain"] },

@@ -73,6 +73,8 @@ export interface AuthServerOptions {
   registration?: { clientSecret?: string; tokenEndpointAuthMethod?: string };
   /** Leave out the registration endpoint. */
   noRegistration?: boolean;
+  /** Refuse every registration with this status and JSON body (RFC 7591 §3.2.2). */
+  registrationRefusal?: { status: number; body: Record<string, unknown> };
   /** Scopes this AS ever grants (others asked for are silently left out). Default: all. */
   grantable?: string[];
   /** The `iss` of authorization responses from the issuer (default: itself; null: none). */
@@ -187,6 +189,10 @@ export async function startAuthServer(options: AuthServerOptions = {}): Promise<
       return;
     }
     if (req.method === "POST" && url.pathname === "/register") {
+      if (options.registrationRefusal) {
+        const { status, body: refusal } = options.registrationRefusal;
+        return sendJson(res, status, refusal);
+      }
       counter += 1;
       const reg = options.registration ?? {};
       registered.add(`client-${label}-${counter}`);

@@ -38,16 +38,18 @@ describe("loopbackRedirect", () => {
     await assert.rejects(fetch(callback.href));
   });
 
-  it("shows a refusal on the page with the server's words escaped, and passes it on", async () => {
+  it("shows nothing of a refusal on the page (its iss is unchecked), and passes it on", async () => {
     const redirect = await loopbackRedirect({ show: () => {}, openBrowser: false });
     const answer = redirect.authorize(AUTHORIZE);
     const page = await fetch(
-      `${redirect.redirectUri}?error=${encodeURIComponent("<script>x</script>")}&state=the-state`,
+      `${redirect.redirectUri}?error=${encodeURIComponent("<b>call 555-0100</b>")}&error_description=${encodeURIComponent("your account is locked: visit evil.example")}&state=the-state&iss=https://not-the-issuer.example`,
     );
     const html = await page.text();
-    assert.ok(!html.includes("<script>"));
-    assert.match(html, /&#60;script&#62;/);
-    assert.equal((await answer).get("error"), "<script>x</script>");
+    for (const quoted of ["555-0100", "call", "evil.example", "locked", "not-the-issuer"]) {
+      assert.ok(!html.includes(quoted), `the page shows ${quoted}`);
+    }
+    assert.match(html, /the terminal says whether the authorization succeeded/);
+    assert.equal((await answer).get("error"), "<b>call 555-0100</b>");
   });
 
   it("gives up after its timeout, and on abort, closing the listener", async () => {
@@ -70,8 +72,8 @@ describe("loopbackRedirect", () => {
 });
 
 describe("pastedParameters", () => {
-  it("reads the redirect URL, its query, or a bare code (with our state)", () => {
-    const url = pastedParameters("http://127.0.0.1:33418/callback?code=a&state=s&iss=i", "s");
+  it("reads the redirect URL or its query, state and all", () => {
+    const url = pastedParameters("http://127.0.0.1:33418/callback?code=a&state=s&iss=i");
     assert.deepEqual(
       [...url],
       [
@@ -81,20 +83,24 @@ describe("pastedParameters", () => {
       ],
     );
     assert.deepEqual(
-      [...pastedParameters("?code=b&state=t", "s")],
+      [...pastedParameters("?code=b&state=t")],
       [
         ["code", "b"],
         ["state", "t"],
       ],
     );
-    assert.deepEqual(
-      [...pastedParameters("c0de", "s")],
-      [
-        ["code", "c0de"],
-        ["state", "s"],
-      ],
-    );
-    assert.throws(() => pastedParameters("http://[bad/callback?code=x", "s"), AuthorizationError);
+    assert.throws(() => pastedParameters("http://[bad/callback?code=x"), AuthorizationError);
+  });
+
+  it("refuses a bare code or an address without its state (nothing ties it to this login)", () => {
+    for (const text of ["c0de", "code=c0de", "http://127.0.0.1:33418/callback?code=c0de&iss=i"]) {
+      assert.throws(
+        () => pastedParameters(text),
+        (error: unknown) =>
+          error instanceof AuthorizationError &&
+          /has no state: paste the whole address the browser ended up at/.test(error.message),
+      );
+    }
   });
 });
 

@@ -66,7 +66,7 @@ describe("mcpwire auth login (browser on this machine)", () => {
     assert.equal(forged.status, 400);
     const page = await fetch(url);
     assert.equal(page.status, 200);
-    assert.match(await page.text(), /Authorized/);
+    assert.match(await page.text(), /the terminal says whether the authorization succeeded/);
     const run = await login.done;
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`^logged in to ${fixture.url} .*at ${fixture.as.issuer}`));
@@ -184,6 +184,29 @@ describe("mcpwire auth login --paste", () => {
       env: cliEnv(fixture),
     });
     assert.equal(call.code, 0, call.stderr);
+  });
+
+  it("refuses a bare code and an address with another login's state, asking for no token", async () => {
+    for (const paste of [
+      (location: URL) => location.searchParams.get("code") as string,
+      (location: URL) => {
+        location.searchParams.set("state", "another-login");
+        return location.href;
+      },
+    ]) {
+      const login = startCli(["auth", "login", fixture.url, "--paste"], {
+        env: cliEnv(fixture),
+        stdin: true,
+      });
+      const url = await printedUrl(login, /^\s+(http:\/\/\S+\/authorize\?\S+)$/m);
+      const answer = await fetch(url, { redirect: "manual" });
+      const tokenRequests = fixture.as.flows.clientRequests.length;
+      login.child.stdin!.end(`${paste(new URL(answer.headers.get("location") as string))}\n`);
+      const run = await login.done;
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, /^mcpwire: authorization failed \(authorize\): .*state/m);
+      assert.equal(fixture.as.flows.clientRequests.length, tokenRequests, "a code was redeemed");
+    }
   });
 
   it("fails in one line when nothing is pasted", async () => {
