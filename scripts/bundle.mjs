@@ -14,7 +14,7 @@
  * (HTTP, auth, redis, the CLI) as their entries share it. So a stdio server never parses
  * client, HTTP or auth code.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rollup } from "rollup";
@@ -117,3 +117,6 @@ await bundle.write({
   sourcemap: true,
 });
 await bundle.close();
+// rollup writes files without the executable bit; `npx mcpwire` in a checkout (and the package's
+// bin on a system that keeps modes) runs the file itself, so give the bin its bit back.
+for (const bin of Object.values(manifest.bin)) chmodSync(join(ROOT, bin), 0o755);

@@ -34,7 +34,7 @@ const OPTIONS = [
   "--config",
   "--server",
   "--env",
-  "--env-file",
+  "--env-from",
   "--inherit-env",
   "--listen",
   "--stdio",
@@ -68,7 +68,7 @@ _mcpwire() {
   case "$prev" in
     --era) COMPREPLY=($(compgen -W "modern legacy auto" -- "$cur")); return ;;
     --server) COMPREPLY=($(compgen -W "$(${SERVER_NAMES})" -- "$cur")); return ;;
-    --config|--env-file|--out|--sample-file|--token-file|--bearer-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --config|--env-from|--out|--sample-file|--token-file|--bearer-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     completion) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")); return ;;
   esac
   if [ "$COMP_CWORD" -eq 1 ]; then
@@ -92,7 +92,7 @@ _mcpwire() {
   case "\${words[CURRENT-1]}" in
     --era) compadd -- modern legacy auto; return ;;
     --server) compadd -- \${(f)"$(${SERVER_NAMES})"}; return ;;
-    --config|--env-file|--out|--sample-file|--token-file|--bearer-file) _files; return ;;
+    --config|--env-from|--out|--sample-file|--token-file|--bearer-file) _files; return ;;
     completion) compadd -- bash zsh fish; return ;;
   esac
   if [[ "\${words[CURRENT]}" == -* ]]; then
@@ -112,7 +112,7 @@ complete -c mcpwire -s e -d "KEY=VALUE for a stdio server"
 complete -c mcpwire -l era -x -a "modern legacy auto"
 complete -c mcpwire -l server -x -a "(${SERVER_NAMES})"
 complete -c mcpwire -l config -r -F
-complete -c mcpwire -l env-file -r -F
+complete -c mcpwire -l env-from -r -F
 complete -c mcpwire -n "__fish_seen_subcommand_from completion" -a "bash zsh fish"
 `;
 

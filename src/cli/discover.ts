@@ -16,7 +16,7 @@ Targets: http(s)://… (Streamable HTTP), tcp://host:port, unix:/path, -- <comma
          or --server <name> from --config <file> (default ./.mcp.json)
 Options: --era modern|legacy|auto  --header "K: V" (HTTP, repeatable)  --timeout <ms>
          --json  --verbose (the wire on stderr)
-         -e/--env KEY=VALUE, --env-file <file>, --inherit-env (a stdio server's environment)
+         -e/--env KEY=VALUE, --env-from <file>, --inherit-env (a stdio server's environment)
 `;
 
 export interface DiscoverReport {

@@ -17,7 +17,7 @@ export function readEnvFile(path: string): Record<string, string> {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`--env-file: cannot read ${printableLine(path)} (${reason})`);
+    throw new UsageError(`--env-from: cannot read ${printableLine(path)} (${reason})`);
   }
   return parseEnvText(text, printableLine(path));
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import { runAuth } from "./auth.js";
 import { runCall } from "./call.js";
+import { refuseNodeEnvFile } from "./child-env.js";
 import { runCompletion } from "./completion.js";
 import { runDiscover } from "./discover.js";
 import { CliError } from "./errors.js";
@@ -52,7 +53,7 @@ Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable),
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
 ${AUTH_USAGE}
 Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
-         -e/--env KEY=VALUE (or --env KEY: our own value), --env-file <file>, or --inherit-env.
+         -e/--env KEY=VALUE (or --env KEY: our own value), --env-from <file>, or --inherit-env.
 Exit codes: 0 ok, 1 failure (or a tool result with isError), 2 usage, 128+signal when stopped
             (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 See mcpwire <verb> --help.
@@ -80,6 +81,7 @@ function version(): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  refuseNodeEnvFile(argv);
   const [first, ...rest] = argv;
   if (first === "--version" || first === "-V") {
     writeOut(version());

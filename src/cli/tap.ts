@@ -38,7 +38,7 @@ Options:
   --out <file>        where to write the recording (required)
   --hang-ms <ms>      silence after stderr output that counts as a hang (default 5000)
   --quiet             record only, report nothing
-  -e, --env KEY=VALUE, --env-file <file>
+  -e, --env KEY=VALUE, --env-from <file>
                       variables added to the server's environment (it gets all of ours too)
 `;
 
@@ -49,7 +49,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
     quiet: "flag",
     help: "flag",
     env: "list",
-    "env-file": "list",
+    "env-from": "list",
   });
   const { options } = parsed;
   if (options.help === true) {

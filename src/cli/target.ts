@@ -39,7 +39,7 @@ export type Target =
       kind: "stdio";
       command: string;
       args: string[];
-      /** Added to the allowlisted environment (from -e, --env-file or a config file). */
+      /** Added to the allowlisted environment (from -e, --env-from or a config file). */
       env?: Record<string, string>;
       inheritEnv?: boolean;
       cwd?: string;
@@ -141,12 +141,12 @@ export function configTarget(options: ParsedArgs["options"]): Target {
   return { kind: "http", url: entry.url, headers: entry.headers, sse: entry.kind === "sse" };
 }
 
-/** Adds -e/--env-file/--inherit-env to a stdio target (on top of a config file's env). */
+/** Adds -e/--env-from/--inherit-env to a stdio target (on top of a config file's env). */
 export function withEnvOptions(target: Target, args: ParsedArgs): Target {
   if (!hasEnvOptions(args.options)) return target;
   if (target.kind !== "stdio") {
     throw new UsageError(
-      "--env, --env-file and --inherit-env are for a stdio server (-- <command>)",
+      "--env, --env-from and --inherit-env are for a stdio server (-- <command>)",
     );
   }
   const { env, inheritEnv } = childEnvSettings(args.options);

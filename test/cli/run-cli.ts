@@ -2,6 +2,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 
 export const CLI = new URL("../../src/cli/main.js", import.meta.url).pathname;
+/** The checkout, where `npx mcpwire` resolves to the package's own bin (dist/pkg/cli/main.js). */
+export const REPO = new URL("../../../", import.meta.url).pathname;
+const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
 export const STDIO_SERVER = new URL("../../examples/stdio-server.js", import.meta.url).pathname;
 export const EVERYTHING_SERVER = new URL("../../examples/everything-server.js", import.meta.url)
   .pathname;
@@ -26,11 +29,13 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** A pipe for stdin instead of nothing. */
   stdin?: boolean;
+  cwd?: string;
 }
 
 export function startProcess(command: string, args: string[], options: RunOptions = {}): Running {
   const child = spawn(command, args, {
     stdio: [options.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   let stdout = "";
@@ -53,6 +58,14 @@ export function startCli(args: string[], options?: RunOptions): Running {
 
 export function runCli(args: string[], options?: RunOptions): Promise<CliRun> {
   return startCli(args, options).done;
+}
+
+/**
+ * Runs `npx --no mcpwire …` in the checkout, the way a user runs the bundled bin (it needs
+ * `npm run build`). `--no`: never fetch a package from the registry.
+ */
+export function runNpx(args: string[], options: RunOptions = {}): Promise<CliRun> {
+  return startProcess(NPX, ["--no", "mcpwire", ...args], { cwd: REPO, ...options }).done;
 }
 
 /** Polls until `check` returns something, or fails after `timeoutMs`. */

@@ -106,7 +106,7 @@ describe("mcpwire completion bash|zsh|fish", () => {
       return result.stdout.trim().split("\n");
     };
     assert.deepEqual(complete(["di"]), ["discover"]);
-    assert.deepEqual(complete(["call", "--env-f"]), ["--env-file"]);
+    assert.deepEqual(complete(["call", "--env-f"]), ["--env-from"]);
     assert.deepEqual(complete(["call", "--era", "l"]), ["legacy"]);
     assert.deepEqual(complete(["call", "--server", ""]), ["alpha", "beta"]);
   });
@@ -118,7 +118,7 @@ describe("mcpwire completion bash|zsh|fish", () => {
     assert.match(zsh.stdout, /compdef _mcpwire mcpwire\n$/);
     const fish = await runCli(["completion", "fish"]);
     assert.equal(fish.code, 0);
-    assert.match(fish.stdout, /^complete -c mcpwire -l env-file -r -F$/m);
+    assert.match(fish.stdout, /^complete -c mcpwire -l env-from -r -F$/m);
     const other = await runCli(["completion", "tcsh"]);
     assert.equal(other.code, 2);
     assert.equal(other.stderr, "mcpwire: usage: mcpwire completion bash|zsh|fish\n");

@@ -32,7 +32,7 @@ function runWithSecret(args: string[]): Promise<CliRun> {
 
 const getenv = (name: string) => ["call", "getenv", JSON.stringify({ name })];
 
-describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", () => {
+describe("a stdio server's environment: -e/--env, --env-from, --inherit-env", () => {
   it("keeps our secrets from the server unless passed on with --env KEY", async () => {
     const hidden = await runWithSecret([...getenv("MCPWIRE_TEST_SECRET"), ...server]);
     assert.equal(hidden.code, 0, hidden.stderr);
@@ -59,7 +59,7 @@ describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", ()
     assert.equal(run.stdout, `${SECRET}\n`);
   });
 
-  it("--env-file reads comments, export, quotes and inline comments; -e wins over it", async () => {
+  it("--env-from reads comments, export, quotes and inline comments; -e wins over it", async () => {
     const file = join(dir, "vars.env");
     writeFileSync(
       file,
@@ -81,7 +81,7 @@ describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", ()
     for (const [name, value] of Object.entries(expect)) {
       const run = await runCli([
         ...getenv(name),
-        "--env-file",
+        "--env-from",
         file,
         "--env=OVERRIDDEN=from-flag",
         "--json",
@@ -92,15 +92,15 @@ describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", ()
     }
   });
 
-  it("a bad --env-file line is named by file and line, without its value", async () => {
+  it("a bad --env-from line is named by file and line, without its value", async () => {
     const file = join(dir, "bad.env");
     writeFileSync(file, `OK=1\nTOKEN="${SECRET}\n`);
-    const run = await runCli([...getenv("OK"), "--env-file", file, ...server]);
+    const run = await runCli([...getenv("OK"), "--env-from", file, ...server]);
     assert.equal(run.code, 2);
     assert.equal(run.stderr, `mcpwire: ${file}:2: TOKEN: unterminated double quote\n`);
     const noEquals = join(dir, "no-equals.env");
     writeFileSync(noEquals, `# x\n${SECRET}\n`);
-    const second = await runCli([...getenv("OK"), "--env-file", noEquals, ...server]);
+    const second = await runCli([...getenv("OK"), "--env-from", noEquals, ...server]);
     assert.equal(second.code, 2);
     assert.equal(second.stderr, `mcpwire: ${noEquals}:2: expected KEY=VALUE\n`);
   });
@@ -136,10 +136,10 @@ describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", ()
   it("environment options on a URL target are a usage error", async () => {
     const run = await runCli(["discover", "http://127.0.0.1:9/mcp", "-e", "A=1"]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /--env, --env-file and --inherit-env are for a stdio server/);
+    assert.match(run.stderr, /--env, --env-from and --inherit-env are for a stdio server/);
   });
 
-  it("the gateway starts its child with -e and --env-file", async () => {
+  it("the gateway starts its child with -e and --env-from", async () => {
     const file = join(dir, "gateway.env");
     writeFileSync(file, "FROM_FILE=file-value\n");
     const gateway = startProcess(process.execPath, [
@@ -147,7 +147,7 @@ describe("a stdio server's environment: -e/--env, --env-file, --inherit-env", ()
       "gateway",
       "-e",
       "FROM_FLAG=flag-value",
-      "--env-file",
+      "--env-from",
       file,
       ...server,
     ]);
