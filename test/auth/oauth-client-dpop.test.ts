@@ -24,7 +24,7 @@ import { McpClient } from "../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
 import { type Protected, startProtected } from "./resource-server-fixtures.js";
-import { assertTokenRefusal } from "./token-refusal.js";
+import { assertTokenRefusal, connectFailure } from "./token-refusal.js";
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
@@ -234,21 +234,12 @@ describe("the JWT bearer grant (workload identity)", () => {
 
   it("reports an assertion file it cannot read as a token step failure", async () => {
     const { as, rs } = await start({}, false);
-    const client = new McpClient({ clientInfo: { name: "wif", version: "1.0.0" } });
     const auth = new OAuthClient({
       grant: "jwt_bearer",
       clientId: "w",
       assertion: assertionFromFile(join(dir, "missing")),
     });
-    const failure = await client
-      .connect(new HttpClientTransport(rs.url, { auth, flavourCache: new Map() }))
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    await client.close();
-    const error = failure instanceof AuthorizationError ? failure : (failure as Error)?.cause;
-    assert.ok(error instanceof AuthorizationError, String(failure));
+    const error = await connectFailure(rs.url, auth);
     assert.equal(error.step, "token");
     assert.match(error.message, /ENOENT/);
     assert.equal(as.tokenRequests.length, 0);
