@@ -14,7 +14,6 @@ import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
 import { generateKeyPair, SignJWT } from "jose";
 import {
-  AuthorizationError,
   assertionFromFile,
   InMemoryTokenStore,
   OAuthClient,
