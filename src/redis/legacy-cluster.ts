@@ -15,6 +15,8 @@ export interface RedisLegacyClusterOptions extends RedisNamespaceOptions, RedisE
   instanceId?: string;
   /** See LegacyCluster.leaseMs (default 10 s). */
   leaseMs?: number;
+  /** See LegacyCluster.recordCheckMs (default 5 s). */
+  recordCheckMs?: number;
 }
 
 export function redisLegacyCluster(
@@ -26,6 +28,7 @@ export function redisLegacyCluster(
   return {
     instanceId: options.instanceId,
     leaseMs: options.leaseMs,
+    recordCheckMs: options.recordCheckMs,
     records: new RedisSessionRecords(commands),
     events,
     bus: new RedisClusterBus(commands),

@@ -9,7 +9,11 @@ import type { RedisClientLike } from "../../../src/redis/client.js";
 import { redisLegacyCluster } from "../../../src/redis/legacy-cluster.js";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import { InMemoryEventSource } from "../../../src/server/subscriptions.js";
-import type { LegacyCluster } from "../../../src/transports/http/legacy/cluster.js";
+import type {
+  ClusterBus,
+  ClusterMessage,
+  LegacyCluster,
+} from "../../../src/transports/http/legacy/cluster.js";
 import { InMemoryClusterBackend } from "../../../src/transports/http/legacy/cluster-memory.js";
 import type { LegacyOptions } from "../../../src/transports/http/legacy/legacy-handler.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
@@ -167,6 +171,35 @@ export function privateRedisState(url: string, leaseMs = 60_000): SharedState {
     async cleanup() {
       for (const client of clients.values()) if (client.isOpen) client.destroy();
     },
+  };
+}
+
+/** The same shared state, each instance's cluster options passed through `change` first. */
+export function adjusted(
+  state: SharedState,
+  change: (name: string, cluster: LegacyCluster) => LegacyCluster,
+): SharedState {
+  return { ...state, instance: async (name) => change(name, await state.instance(name)) };
+}
+
+/**
+ * A bus on which this instance never hears the messages `lost` picks (as when pub/sub drops
+ * them), and hears the others after `delay(message)` ms (0: as they come).
+ */
+export function unreliable(
+  bus: ClusterBus,
+  lost: (message: ClusterMessage) => boolean,
+  delay: (message: ClusterMessage) => number = () => 0,
+): ClusterBus {
+  return {
+    publish: (message) => bus.publish(message),
+    subscribe: (listener) =>
+      bus.subscribe((message) => {
+        if (lost(message)) return;
+        const wait = delay(message);
+        if (wait > 0) setTimeout(() => listener(message), wait);
+        else listener(message);
+      }),
   };
 }
 

@@ -12,6 +12,7 @@ import {
 import type { ClusterContext } from "./cluster-state.js";
 
 const DEFAULT_LEASE_MS = 10_000;
+const DEFAULT_RECORD_CHECK_MS = 5_000;
 
 export class ClusterMember {
   readonly context: ClusterContext;
@@ -36,6 +37,7 @@ export class ClusterMember {
       cluster,
       ttlMs,
       leaseMs: this.leaseMs,
+      recordCheckMs: Math.max(0, cluster.recordCheckMs ?? DEFAULT_RECORD_CHECK_MS),
       report: reportError,
       publish: (message) =>
         cluster.bus.publish({ ...message, from: instanceId } as ClusterMessage).catch(reportError),

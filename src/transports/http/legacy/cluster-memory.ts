@@ -51,7 +51,9 @@ export class InMemoryClusterBackend {
   }
 
   /** The shared state as one instance sees it (pass it as LegacyOptions.cluster). */
-  instance(options: { instanceId?: string; leaseMs?: number } = {}): LegacyCluster {
+  instance(
+    options: { instanceId?: string; leaseMs?: number; recordCheckMs?: number } = {},
+  ): LegacyCluster {
     const instanceId = options.instanceId ?? newInstanceId();
     const check = () => {
       if (this.severed.has(instanceId)) throw new Error(`instance ${instanceId} is cut off`);
@@ -59,6 +61,7 @@ export class InMemoryClusterBackend {
     return {
       instanceId,
       leaseMs: options.leaseMs,
+      recordCheckMs: options.recordCheckMs,
       records: this.recordStore(check),
       events: this.eventStore(check),
       bus: this.bus(instanceId, check),

@@ -53,6 +53,9 @@ export class ClusterSessionLink {
   private readonly session: LinkedSession;
   /** Connections here following streams written elsewhere. */
   private readonly tails = new Set<AbortController>();
+  /** When the shared record was last read here (made: the caller had just read or written it). */
+  private checkedAt = Date.now();
+  private checking: Promise<boolean> | undefined;
 
   constructor(
     context: ClusterContext,
@@ -67,6 +70,40 @@ export class ClusterSessionLink {
 
   get tailing(): boolean {
     return this.tails.size > 0;
+  }
+
+  /** This copy has served from memory longer than `recordCheckMs`: read the record first. */
+  stale(now: number): boolean {
+    return now - this.checkedAt > this.context.recordCheckMs;
+  }
+
+  /**
+   * Reads the shared record (once for every caller meanwhile): false when it is gone, the
+   * session having ended elsewhere; a newer state than this copy's is taken. The bus makes
+   * this rarely news; it bounds what a lost bus message costs. When the store cannot be
+   * reached the copy goes on (true), as with every request it serves without a shared write.
+   */
+  recheck(): Promise<boolean> {
+    this.checking ??= this.context.cluster.records
+      .load(this.session.id)
+      .then(
+        (record) => {
+          if (!record) return false;
+          if (this.state.heard(record.state, record.version)) {
+            this.session.connection.updateLegacy(record.state);
+          }
+          return true;
+        },
+        (error: Error) => {
+          this.context.report(error);
+          return true;
+        },
+      )
+      .finally(() => {
+        this.checkedAt = Date.now();
+        this.checking = undefined;
+      });
+    return this.checking;
   }
 
   /**

@@ -15,6 +15,8 @@ export interface ClusterContext {
   readonly ttlMs: number;
   /** How long an instance that stopped renewing its lease counts as alive (ms). */
   readonly leaseMs: number;
+  /** How long a copy serves from memory before it reads the shared record again (ms). */
+  readonly recordCheckMs: number;
   /** Resolves once sent (failures are reported, not thrown). */
   publish(message: DistributiveOmit<ClusterMessage, "from">): Promise<void>;
   report(error: Error): void;

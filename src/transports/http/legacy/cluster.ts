@@ -117,6 +117,13 @@ export interface LegacyCluster {
    * resume of one of its unanswered streams gets RESTARTED_BEFORE_REPLY. Default 10 s.
    */
   leaseMs?: number;
+  /**
+   * How stale this instance's copy of a session may get (ms): a request on a copy whose
+   * shared record was last read longer ago reads it again first, so a session deleted (or
+   * changed) elsewhere is seen here even when the bus message announcing it was lost. The
+   * sweeper does the same for copies with an open stream. Default 5 s.
+   */
+  recordCheckMs?: number;
   /** Called when the instance leaves the cluster (to close connections of its own). */
   close?(): Promise<void>;
 }

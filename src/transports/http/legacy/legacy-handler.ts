@@ -375,11 +375,15 @@ export class LegacyHandler {
     }
     const id = sessionId.trim();
     let session = this.sessions.get(id);
-    if (session?.shared && !session.closed && this.expired(session)) {
-      // Idle here, maybe busy elsewhere: the shared record decides (read again below).
-      this.forget(session);
-      void session.detach();
-      session = undefined;
+    if (session?.shared && !session.closed) {
+      if (this.expired(session)) {
+        // Idle here, maybe busy elsewhere: the shared record decides (read again below).
+        this.forget(session);
+        void session.detach();
+        session = undefined;
+      } else if (session.staleCopy(Date.now())) {
+        return this.lookupChecked(session, principal, base);
+      }
     }
     if (!session && this.closing && this.member) return restarting(null, base);
     if (!session && !this.closing) return this.lookupRebuilt(id, principal, base);
@@ -399,6 +403,22 @@ export class LegacyHandler {
       return errorResponse(null, "Service Unavailable: session state is unreachable", 503, base);
     }
     return this.admit(session, principal, base);
+  }
+
+  /** A copy held here that must read its shared record first (LegacyCluster.recordCheckMs). */
+  private async lookupChecked(
+    session: LegacySession,
+    principal: unknown,
+    base: Headers | HeaderPairs,
+  ): Promise<LegacySession | Response> {
+    if (!(await session.recheck())) this.endedElsewhere(session);
+    return this.admit(session, principal, base);
+  }
+
+  /** Its record is gone: ended on another instance (whose announcement never came). */
+  private endedElsewhere(session: LegacySession): void {
+    this.forget(session);
+    session.endedElsewhere();
   }
 
   /** A session found (or not) for this principal: in use now, or the 404 to send. */
@@ -498,16 +518,25 @@ export class LegacyHandler {
   }
 
   private expireIdle(): void {
+    const now = Date.now();
     for (const session of this.sessions.values()) {
       if (session.busy) {
         session.touch();
         this.table.used(session);
+        // An open stream sends no request that would notice a DELETE elsewhere.
+        if (session.staleCopy(now)) this.recheckIdle(session);
       } else if (this.expired(session)) {
         void this.retire(session).catch((error) => this.server.reportError(error));
       }
     }
     if (this.member) return; // shared records expire by their TTL
     void this.expireRecords().catch((error) => this.server.reportError(error));
+  }
+
+  private recheckIdle(session: LegacySession): void {
+    void session.recheck().then((alive) => {
+      if (!alive && !session.closed) this.endedElsewhere(session);
+    });
   }
 
   /**

@@ -158,6 +158,16 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     return this.link !== undefined;
   }
 
+  /** In a cluster: this copy last read the shared record longer ago than allowed. */
+  staleCopy(now: number): boolean {
+    return this.link?.stale(now) ?? false;
+  }
+
+  /** In a cluster: reads the shared record again; false when the session ended elsewhere. */
+  recheck(): Promise<boolean> {
+    return this.link?.recheck() ?? Promise.resolve(true);
+  }
+
   /** In a cluster: resolves true once every change of the shared record so far has landed. */
   stateStored(): Promise<boolean> {
     return this.link?.state.settled() ?? Promise.resolve(true);
