@@ -23,5 +23,5 @@ export { RedisSessionRecords } from "./session-records.js";
 export { RedisSubscriptionEventSource } from "./subscription-events.js";
 export { RedisTaskRelay } from "./task-relay.js";
 export { RedisTaskRunners, type RedisTaskRunnersOptions } from "./task-runners.js";
-export { RedisTaskStore } from "./task-store.js";
+export { RedisTaskStore, type RedisTaskStoreOptions } from "./task-store.js";
 export { RedisTopic, type RedisTopicOptions } from "./topic.js";

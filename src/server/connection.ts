@@ -423,6 +423,7 @@ export class ServerConnection implements SessionDispatcher {
       // Legacy servers may log at any time; setLevel only raises the floor.
       logLevel: legacy.logLevel ?? "debug",
       notify: context.notify,
+      legacyConnection: this,
       requestClient: async (clientMethod, clientParams) => {
         if (!legacy.initialized) {
           legacy.gate ??= new InitializedGate();

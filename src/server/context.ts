@@ -166,6 +166,16 @@ export interface ContextInputs extends Omit<RequestFacts, "signal"> {
   inputRound?: InputRound;
   /** Set for tool calls that may become a task (see HandlerContext.startTask). */
   startTask?(): Promise<boolean>;
+  /**
+   * Legacy: the connection carrying the session (lives as long as it, a second `initialize`
+   * included), for per-session limits such as the tasks quota.
+   */
+  legacyConnection?: object;
+}
+
+/** The legacy connection `context` runs on (see ContextInputs.legacyConnection), if any. */
+export function legacyConnectionOf(context: HandlerContext): object | undefined {
+  return context instanceof RequestHandlerContext ? context.inputs.legacyConnection : undefined;
 }
 
 export function createHandlerContext(inputs: ContextInputs): HandlerContext {

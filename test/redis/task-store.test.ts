@@ -7,7 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RedisTaskStore } from "../../src/redis/index.js";
-import type { TaskRecord } from "../../src/server/tasks/store.js";
+import {
+  TaskQuotaError,
+  type TaskRecord,
+  TaskStoreFullError,
+} from "../../src/server/tasks/store.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 
 function record(taskId: string, ttlMs: number | null, version = 1): TaskRecord {
@@ -66,6 +70,42 @@ describe("RedisTaskStore", () => {
     assert.equal(await store.compareAndSet(record("t-3", 30_000, 2), 1), true);
     assert.ok(((await redis.client.pTTL(`${redis.prefix}task:t-3`)) as number) > 0);
     assert.equal(await redis.client.pTTL(`${redis.prefix}task:t-4`), -1);
+  });
+
+  it("quota per owner: concurrent creates never overshoot; another owner is served; expiry frees", async () => {
+    const alice = { owner: "p:alice", max: 5 };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => store.create(record(`q-a${i}`, 60_000), alice)),
+    );
+    const made = outcomes.filter((outcome) => outcome.status === "fulfilled").length;
+    assert.equal(made, 5, "exactly the quota, however the 20 creates interleave");
+    for (const outcome of outcomes) {
+      if (outcome.status === "rejected") assert.ok(outcome.reason instanceof TaskQuotaError);
+    }
+    await store.create(record("q-b1", 60_000), { owner: "p:bob", max: 5 });
+    // Created an hour later (by its clock): alice's tasks have expired and count no more.
+    const later = { ...record("q-a-later", 60_000), createdAt: 1000 + 3_600_000 };
+    await store.create(later, alice);
+    const ownerKey = `${redis.prefix}tasks:owner:p:alice`;
+    assert.equal(await redis.client.zCard(ownerKey), 1);
+    const setTtl = (await redis.client.pTTL(ownerKey)) as number;
+    assert.ok(setTtl > 0 && setTtl <= 61_000, `the owner's set expires after its tasks: ${setTtl}`);
+  });
+
+  it("the store's maximum caps all owners together, atomically", async () => {
+    const capped = new RedisTaskStore(redis.client, { prefix: `${redis.prefix}cap:`, maxTasks: 4 });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) =>
+        capped.create(record(`c${i}`, null), { owner: `o${i % 3}`, max: 10 }),
+      ),
+    );
+    const refused = outcomes.filter((outcome) => outcome.status === "rejected");
+    assert.equal(refused.length, 8);
+    const reason = (refused[0] as PromiseRejectedResult).reason;
+    assert.ok(reason instanceof TaskStoreFullError && !(reason instanceof TaskQuotaError));
+    assert.match(reason.message, /maximum of 4 tasks/);
+    // ttlMs null tasks count until deleted: their sets never expire.
+    assert.equal(await redis.client.pTTL(`${redis.prefix}cap:tasks:all`), -1);
   });
 
   it("says it is shared across instances", () => {

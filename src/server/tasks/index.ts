@@ -1,8 +1,10 @@
 export { LiveTask } from "./live-task.js";
 export { TaskManager, type TasksOptions, type TaskTimes } from "./manager.js";
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from "./memory-store.js";
-export { taskOwner } from "./owner.js";
+export { taskOwner, taskQuotaOwner } from "./owner.js";
 export {
+  type TaskQuota,
+  TaskQuotaError,
   type TaskRecord,
   type TaskRelay,
   type TaskRelayMessage,

@@ -11,7 +11,7 @@ import type { HandlerContext } from "../context.js";
 import { type InputRequest, validateResponse } from "../mrtr/round.js";
 import { LiveTask } from "./live-task.js";
 import { InMemoryTaskStore } from "./memory-store.js";
-import { taskOwner } from "./owner.js";
+import { taskOwner, taskQuotaOwner } from "./owner.js";
 import type { TaskRecord, TaskRelay, TaskRelayMessage, TaskRunners, TaskStore } from "./store.js";
 import { detailedTask } from "./task-view.js";
 import { declaresTasks, isTerminal, tasksRequirement } from "./wire.js";
@@ -30,6 +30,14 @@ export interface TasksOptions {
    * instance died is marked failed rather than left working (see TaskRunners).
    */
   runners?: TaskRunners;
+  /**
+   * Most tasks one client may hold at once (default 100), counted from creation until the
+   * TTL elapses; beyond it a call that would make a task is refused (-32603 naming the limit).
+   * The client is its authenticated principal, else its legacy session, else every anonymous
+   * modern client together. The store's own maximum (e.g. InMemoryTaskStoreOptions.maxTasks)
+   * caps all clients together.
+   */
+  maxTasksPerOwner?: number;
   /** How long a task stays readable after it was made, in ms; null for unlimited. Default 1 hour. */
   ttlMs?: number | null;
   /** How often clients should poll tasks/get, in ms. Default 1000. */
@@ -45,6 +53,7 @@ export interface TaskTimes {
 
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
+const DEFAULT_MAX_TASKS_PER_OWNER = 100;
 /** A compare-and-set that keeps losing means something is wrong, not busy. */
 const MAX_CAS_ATTEMPTS = 32;
 const EMPTY_ACK: JsonObject = { resultType: "complete" };
@@ -80,6 +89,7 @@ export function checkTaskTimes(
 export class TaskManager {
   readonly store: TaskStore;
   readonly defaults: TaskTimes;
+  readonly maxTasksPerOwner: number;
   private readonly now: () => number;
   private readonly live = new Map<string, LiveTask>();
   private readonly reportError: (error: Error) => void;
@@ -95,6 +105,11 @@ export class TaskManager {
     announce: (record: TaskRecord) => void = () => {},
   ) {
     checkTaskTimes(options, "tasks");
+    const perOwner = options.maxTasksPerOwner ?? DEFAULT_MAX_TASKS_PER_OWNER;
+    if (!(Number.isInteger(perOwner) && perOwner > 0)) {
+      throw new Error("tasks: maxTasksPerOwner must be a positive integer");
+    }
+    this.maxTasksPerOwner = perOwner;
     this.now = options.now ?? Date.now;
     this.store = options.store ?? new InMemoryTaskStore({ now: this.now });
     this.defaults = {
@@ -108,8 +123,15 @@ export class TaskManager {
     this.stopRelay = this.relay?.receive((message) => this.relayed(message));
   }
 
-  /** Makes a task for `principal` and waits until the store has it (before any reply names it). */
-  async create(principal: unknown, times: TaskTimes): Promise<TaskRecord> {
+  /**
+   * Makes a task for `principal` and waits until the store has it (before any reply names it).
+   * `legacyConnection`: the session's connection, whom an unauthenticated task counts against.
+   */
+  async create(
+    principal: unknown,
+    times: TaskTimes,
+    legacyConnection?: object,
+  ): Promise<TaskRecord> {
     const now = this.now();
     const record: TaskRecord = {
       // 122 random bits: the id is a bearer handle, so it must not be guessable.
@@ -123,7 +145,10 @@ export class TaskManager {
       version: 1,
       ...(this.runners ? { runner: this.runners.self } : {}),
     };
-    await this.store.create(record);
+    await this.store.create(record, {
+      owner: taskQuotaOwner(principal, legacyConnection),
+      max: this.maxTasksPerOwner,
+    });
     return record;
   }
 

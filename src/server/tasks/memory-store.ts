@@ -1,4 +1,10 @@
-import { type TaskRecord, type TaskStore, TaskStoreFullError } from "./store.js";
+import {
+  type TaskQuota,
+  TaskQuotaError,
+  type TaskRecord,
+  type TaskStore,
+  TaskStoreFullError,
+} from "./store.js";
 
 export interface InMemoryTaskStoreOptions {
   /**
@@ -16,6 +22,9 @@ export interface InMemoryTaskStoreOptions {
 /** The default TaskStore: one process, no persistence across restarts. */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, TaskRecord>();
+  /** Per quota owner, the ids of the tasks counted against it; and each such task's owner. */
+  private readonly quotaTasks = new Map<string, Set<string>>();
+  private readonly quotaOwners = new Map<string, string>();
   private readonly maxTasks: number;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
@@ -36,13 +45,33 @@ export class InMemoryTaskStore implements TaskStore {
     return this.tasks.size;
   }
 
-  async create(record: TaskRecord): Promise<void> {
+  /** Quota owners with tasks counted against them (for tests: emptied as tasks expire). */
+  get quotaOwnerCount(): number {
+    return this.quotaTasks.size;
+  }
+
+  async create(record: TaskRecord, quota?: TaskQuota): Promise<void> {
     if (this.tasks.has(record.taskId)) throw new Error(`task ${record.taskId} already exists`);
+    let counted = quota && this.quotaTasks.get(quota.owner);
+    if (quota && counted && counted.size >= quota.max) {
+      // Only this owner's tasks are looked at: a client at its quota cannot make every
+      // refusal walk the whole store.
+      for (const taskId of [...counted]) this.current(taskId);
+      if (counted.size >= quota.max) throw new TaskQuotaError(quota);
+    }
     if (this.tasks.size >= this.maxTasks) this.sweep();
     if (this.tasks.size >= this.maxTasks) {
-      throw new TaskStoreFullError(`the task store holds its maximum of ${this.maxTasks} tasks`);
+      throw new TaskStoreFullError(
+        `the task store holds its maximum of ${this.maxTasks} tasks`,
+        this.maxTasks,
+      );
     }
     this.tasks.set(record.taskId, record);
+    if (!quota) return;
+    counted = this.quotaTasks.get(quota.owner) ?? new Set();
+    this.quotaTasks.set(quota.owner, counted);
+    counted.add(record.taskId);
+    this.quotaOwners.set(record.taskId, quota.owner);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
@@ -62,7 +91,7 @@ export class InMemoryTaskStore implements TaskStore {
   sweep(): void {
     const now = this.now();
     for (const [taskId, record] of this.tasks) {
-      if (this.expired(record, now)) this.tasks.delete(taskId);
+      if (this.expired(record, now)) this.drop(taskId);
     }
   }
 
@@ -75,10 +104,20 @@ export class InMemoryTaskStore implements TaskStore {
   private current(taskId: string): TaskRecord | undefined {
     const record = this.tasks.get(taskId);
     if (record && this.expired(record, this.now())) {
-      this.tasks.delete(taskId);
+      this.drop(taskId);
       return undefined;
     }
     return record;
+  }
+
+  private drop(taskId: string): void {
+    this.tasks.delete(taskId);
+    const owner = this.quotaOwners.get(taskId);
+    if (owner === undefined) return;
+    this.quotaOwners.delete(taskId);
+    const counted = this.quotaTasks.get(owner);
+    counted?.delete(taskId);
+    if (counted?.size === 0) this.quotaTasks.delete(owner);
   }
 
   /** Expired only once the whole TTL has passed: never a millisecond early. */

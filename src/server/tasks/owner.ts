@@ -19,3 +19,22 @@ export function taskOwner(principal: unknown): string {
   hashing ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   return hashing.createHash("sha256").update(text).digest("base64url");
 }
+
+/** Each legacy session's quota key, made when its first task is. */
+const sessionKeys = new WeakMap<object, string>();
+
+/**
+ * Whom a new task counts against (TasksOptions.maxTasksPerOwner): the authenticated
+ * principal, else the legacy session (`session`: an object that lives as long as it), else
+ * one owner shared by every anonymous modern client. A legacy session continued on another
+ * instance of a cluster counts there afresh.
+ */
+export function taskQuotaOwner(principal: unknown, session: object | undefined): string {
+  if (principal !== undefined && principal !== null) return `p:${taskOwner(principal)}`;
+  if (session === undefined) return "anonymous";
+  const known = sessionKeys.get(session);
+  if (known !== undefined) return known;
+  const key = `s:${globalThis.crypto.randomUUID()}`;
+  sessionKeys.set(session, key);
+  return key;
+}

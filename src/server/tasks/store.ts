@@ -34,8 +34,13 @@ export interface TaskRecord {
  * task whose TTL has not elapsed as missing, and may drop it any time after.
  */
 export interface TaskStore {
-  /** Stores a new task; resolves only once a get() anywhere would find it (durable). */
-  create(record: TaskRecord): Promise<void>;
+  /**
+   * Stores a new task; resolves only once a get() anywhere would find it (durable). Refuses
+   * with TaskStoreFullError when the store holds its maximum of tasks, and with TaskQuotaError
+   * when `quota.owner` already holds `quota.max` tasks whose TTL has not elapsed; check and
+   * write are one atomic step, so concurrent creates (on several instances) never overshoot.
+   */
+  create(record: TaskRecord, quota?: TaskQuota): Promise<void>;
   /** The task, or undefined when unknown or expired. */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
@@ -81,7 +86,32 @@ export interface TaskRelay {
   receive(handler: (message: TaskRelayMessage) => void): () => void;
 }
 
+/**
+ * How many tasks one client may hold at once (TasksOptions.maxTasksPerOwner): a task counts
+ * from creation until its TTL elapses, finished or not, since its result is held that long.
+ */
+export interface TaskQuota {
+  /** Whom the task counts against (taskQuotaOwner: principal, else legacy session, else everyone anonymous). */
+  readonly owner: string;
+  readonly max: number;
+}
+
 /** Thrown by create() when the store holds all the tasks it may. */
 export class TaskStoreFullError extends Error {
   override name = "TaskStoreFullError";
+  constructor(
+    message: string,
+    /** The store's maximum. */
+    readonly limit?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by create() when the task's quota owner already holds its maximum. */
+export class TaskQuotaError extends TaskStoreFullError {
+  override name = "TaskQuotaError";
+  constructor(readonly quota: TaskQuota) {
+    super(`this client already holds its maximum of ${quota.max} unexpired tasks`, quota.max);
+  }
 }

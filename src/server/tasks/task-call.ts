@@ -1,10 +1,15 @@
 import { InternalError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
-import { type ContextInputs, deriveHandlerContext, type HandlerContext } from "../context.js";
+import {
+  type ContextInputs,
+  deriveHandlerContext,
+  type HandlerContext,
+  legacyConnectionOf,
+} from "../context.js";
 import type { LiveTask } from "./live-task.js";
 import type { TaskManager, TaskTimes } from "./manager.js";
 import type { TaskRecord } from "./store.js";
-import { TaskStoreFullError } from "./store.js";
+import { TaskQuotaError, TaskStoreFullError } from "./store.js";
 import { createTaskResult } from "./task-view.js";
 import { declaresTasks } from "./wire.js";
 
@@ -144,10 +149,21 @@ async function createOrRefuse(
   times: TaskTimes,
 ): Promise<TaskRecord> {
   try {
-    return await manager.create(context.principal, times);
+    return await manager.create(context.principal, times, legacyConnectionOf(context));
   } catch (error) {
+    if (error instanceof TaskQuotaError) {
+      throw new InternalError(
+        `You already hold ${error.quota.max} tasks, the most this server allows one client (maxTasksPerOwner); a task counts until its TTL elapses`,
+        { limit: error.quota.max },
+      );
+    }
     if (error instanceof TaskStoreFullError) {
-      throw new InternalError("This server holds too many tasks right now; try again later");
+      const most =
+        error.limit === undefined ? "" : ` (at most ${error.limit}, all clients together)`;
+      throw new InternalError(
+        `This server holds too many tasks right now${most}; try again later`,
+        error.limit === undefined ? undefined : { limit: error.limit },
+      );
     }
     throw error;
   }
