@@ -7,7 +7,7 @@
 import * as oauth from "oauth4webapi";
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { authorizationFailure } from "./describe.js";
-import { type GrantContext, tokenRequest } from "./grants.js";
+import { type GrantContext, sendsCredentials, tokenRequest } from "./grants.js";
 
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
@@ -52,7 +52,14 @@ export async function deviceCodeGrant(
       identity.client,
       identity.authentication,
       parameters,
-      http.options(endpoint, "authorize", "the device authorization endpoint"),
+      sendsCredentials(identity)
+        ? http.credentialOptions(
+            endpoint,
+            as.issuer,
+            "authorize",
+            "the device authorization endpoint",
+          )
+        : http.options(endpoint, "authorize", "the device authorization endpoint"),
     );
     device = await oauth.processDeviceAuthorizationResponse(as, identity.client, response);
   } catch (error) {

@@ -69,7 +69,13 @@ export async function identityAssertionGrant(
       identity.authentication,
       TOKEN_EXCHANGE_GRANT,
       parameters,
-      http.options(idp.token_endpoint, "token", "the identity provider's token endpoint"),
+      // The user's ID token (and the client's secret there) go to the provider's origin alone.
+      http.credentialOptions(
+        idp.token_endpoint,
+        idp.issuer,
+        "token",
+        "the identity provider's token endpoint",
+      ),
     );
     // RFC 8693 §2.2.1: an issued token that is not an access token has token_type N_A.
     answer = await oauth.processGenericTokenEndpointResponse(idp, identity.client, response, {

@@ -32,17 +32,23 @@ export const JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /**
  * Sends a token request and processes its answer; when the server wants a DPoP nonce (the
- * handle has cached it from the answer), sends it once more.
+ * handle has cached it from the answer), sends it once more. `secret`: the grant itself is a
+ * credential (a refresh token, an assertion), as client authentication is.
  */
 export async function tokenRequest(
   context: GrantContext,
   step: AuthorizationStep,
   send: (options: oauth.TokenEndpointRequestOptions) => Promise<Response>,
   process: (response: Response) => Promise<oauth.TokenEndpointResponse>,
+  secret = false,
 ): Promise<oauth.TokenEndpointResponse> {
-  const { http, as, dpop } = context;
+  const { http, as, dpop, identity } = context;
+  // Client credentials, assertions and refresh tokens go to the issuer's own origin only.
+  const credentials = secret || sendsCredentials(identity);
   const options = () => ({
-    ...http.options(as.token_endpoint, step, "the token endpoint"),
+    ...(credentials
+      ? http.credentialOptions(as.token_endpoint, as.issuer, step, "the token endpoint")
+      : http.options(as.token_endpoint, step, "the token endpoint")),
     ...(dpop === undefined ? {} : { DPoP: dpop.handle }),
   });
   try {
@@ -55,6 +61,11 @@ export async function tokenRequest(
   } catch (error) {
     throw authorizationFailure(step, error);
   }
+}
+
+/** Whether requests as `identity` authenticate the client (a secret, a signed assertion). */
+export function sendsCredentials(identity: ClientIdentity): boolean {
+  return identity.method !== "none";
 }
 
 export async function authorizationCodeGrant(
@@ -130,6 +141,7 @@ export async function refreshGrant(
         additionalParameters: { resource },
       }),
     (response) => oauth.processRefreshTokenResponse(as, identity.client, response),
+    true,
   );
 }
 
@@ -146,7 +158,7 @@ export function jwtBearerGrant(
   assertion: string,
   scopes: readonly string[],
 ): Promise<oauth.TokenEndpointResponse> {
-  return parameterGrant(context, JWT_BEARER_GRANT, { assertion }, scopes);
+  return parameterGrant(context, JWT_BEARER_GRANT, { assertion }, scopes, true);
 }
 
 /** A grant that is just its parameters, the resource and the scopes. */
@@ -155,6 +167,7 @@ function parameterGrant(
   grantType: string,
   parameters: Record<string, string>,
   scopes: readonly string[],
+  secret = false,
 ): Promise<oauth.TokenEndpointResponse> {
   const { as, identity } = context;
   return tokenRequest(
@@ -170,6 +183,7 @@ function parameterGrant(
         options,
       ),
     (response) => oauth.processGenericTokenEndpointResponse(as, identity.client, response),
+    secret,
   );
 }
 

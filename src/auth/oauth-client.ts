@@ -50,7 +50,7 @@ import {
   requestHeaders,
   tokensFrom,
 } from "./held-tokens.js";
-import { AuthHttp } from "./http.js";
+import { AuthHttp, addressScope } from "./http.js";
 import { checkOptions, type OAuthClientOptions, withOfflineAccess } from "./oauth-options.js";
 import {
   authorizingIdentity,
@@ -70,7 +70,8 @@ import {
 
 export class OAuthClient implements HttpAuthProvider {
   private readonly options: OAuthClientOptions;
-  private readonly http: AuthHttp;
+  /** Made for the MCP server once it is known (the first request). */
+  private http: AuthHttp | undefined;
   private readonly store: TokenStore;
   private readonly now: () => number;
   private tokens: StoredTokens | undefined;
@@ -89,7 +90,6 @@ export class OAuthClient implements HttpAuthProvider {
   constructor(options: OAuthClientOptions) {
     checkOptions(options);
     this.options = options;
-    this.http = new AuthHttp(options.fetch, options.timeoutMs);
     this.store = options.store ?? new InMemoryTokenStore();
     this.now = options.now ?? Date.now;
   }
@@ -137,6 +137,7 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   async onChallenge(challenge: HttpAuthChallenge): Promise<"retry" | "fail"> {
+    if (!this.loaded) await this.load(challenge.request.endpoint);
     if (wantsNewNonce(challenge, this.nonces, this.dpop !== undefined)) return "retry";
     // The one retry for new credentials was spent: another challenge is the answer.
     if (challenge.retried) return "fail";
@@ -179,7 +180,10 @@ export class OAuthClient implements HttpAuthProvider {
     const tokens = this.tokens;
     const revocation =
       options.revoke === true && tokens !== undefined
-        ? await revokeTokens(tokens, this.store, this.options)
+        ? await revokeTokens(tokens, this.store, {
+            ...this.options,
+            ...(this.resourceKey === undefined ? {} : { resource: this.resourceKey }),
+          })
         : undefined;
     if (this.resourceKey !== undefined) await this.store.deleteTokens(this.resourceKey);
     this.tokens = undefined;
@@ -295,6 +299,11 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async discover(endpoint: URL, hinted: string | undefined): Promise<Session> {
+    this.http ??= new AuthHttp(
+      this.options.fetch,
+      this.options.timeoutMs,
+      addressScope(endpoint, this.options),
+    );
     this.session = await discoverSession(this.http, endpoint, hinted);
     return this.session;
   }

@@ -3,6 +3,7 @@
  * sense together (checked when the client is made), what a registration asks for, and when to
  * ask for `offline_access`.
  */
+import type { LookupFunction } from "node:net";
 import type * as oauth from "oauth4webapi";
 import type { ClientIdentityOptions, IdentityRequest } from "./client-identity.js";
 import { DEVICE_CODE_GRANT, type DeviceCodeOptions } from "./device-grant.js";
@@ -47,8 +48,19 @@ export interface OAuthClientOptions extends ClientIdentityOptions {
   offlineAccess?: boolean;
   /** Tokens and registrations. Default: in memory. */
   store?: TokenStore;
-  /** The fetch for authorization server requests (and the headless redirect). */
+  /**
+   * The fetch for authorization server requests (and the headless redirect). Default: node:http
+   * with `lookup`, every connection's address checked as it is resolved. With your own fetch,
+   * names are resolved and checked just before each request instead (a name that answers
+   * differently the second time gets through: check addresses in your fetch's connector).
+   */
   fetch?: typeof fetch;
+  /**
+   * How names are resolved (dns.lookup's signature). Default dns.lookup. Loopback, private,
+   * link-local and other reserved addresses are reached only when the MCP server itself is on
+   * one (or the origin is `clientIssuer`'s or the enterprise identity provider's).
+   */
+  lookup?: LookupFunction;
   /** Per request to an authorization server. Default 30 s. */
   timeoutMs?: number;
   /** Refresh this long before a token expires. Default 30 s. */

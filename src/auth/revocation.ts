@@ -7,12 +7,13 @@
  * advertises no `revocation_endpoint`. A failure is returned, not thrown, as an
  * AuthorizationError whose message holds no secret: logging out still forgets the tokens.
  */
+import type { LookupFunction } from "node:net";
 import * as oauth from "oauth4webapi";
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { type ClientIdentityOptions, knownClientIdentity } from "./client-identity.js";
 import { authorizationFailure } from "./describe.js";
 import { discoverAuthorizationServer } from "./discovery.js";
-import { AuthHttp } from "./http.js";
+import { AuthHttp, addressScope } from "./http.js";
 import type { StoredTokens, TokenStore } from "./token-store.js";
 
 export type RevocableToken = "refresh_token" | "access_token";
@@ -20,6 +21,13 @@ export type RevocableToken = "refresh_token" | "access_token";
 export interface RevokeOptions extends ClientIdentityOptions {
   /** The fetch for the authorization server's requests. */
   fetch?: typeof fetch;
+  /**
+   * The MCP server the tokens are for: loopback or private authorization servers are reached
+   * only when it is loopback or private too (as when the tokens were obtained).
+   */
+  resource?: URL | string;
+  /** How names are resolved (see OAuthClientOptions.lookup). */
+  lookup?: LookupFunction;
   /** Per request. Default 30 s. */
   timeoutMs?: number;
 }
@@ -44,7 +52,11 @@ export async function revokeTokens(
     ...(tokens.refreshToken === undefined ? [] : ["refresh_token" as const]),
     "access_token",
   ];
-  const http = new AuthHttp(options.fetch, options.timeoutMs);
+  const http = new AuthHttp(
+    options.fetch,
+    options.timeoutMs,
+    options.resource === undefined ? undefined : addressScope(new URL(options.resource), options),
+  );
   let as: oauth.AuthorizationServer;
   let identity: Awaited<ReturnType<typeof knownClientIdentity>>;
   try {
@@ -74,7 +86,13 @@ export async function revokeTokens(
         identity.authentication,
         token,
         {
-          ...http.options(as.revocation_endpoint, "revocation", "the revocation endpoint"),
+          // The tokens go to the issuer's origin alone.
+          ...http.credentialOptions(
+            as.revocation_endpoint,
+            as.issuer,
+            "revocation",
+            "the revocation endpoint",
+          ),
           additionalParameters: { token_type_hint: kind },
         },
       );

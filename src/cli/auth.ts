@@ -172,7 +172,11 @@ async function revoke(
   identity: ClientIdentityOptions,
 ): Promise<boolean> {
   const { revokeTokens } = await import("../auth/revocation.js");
-  const outcome = await revokeTokens(tokens, store, { ...identity, timeoutMs: REVOKE_TIMEOUT_MS });
+  const outcome = await revokeTokens(tokens, store, {
+    ...identity,
+    resource,
+    timeoutMs: REVOKE_TIMEOUT_MS,
+  });
   if (outcome.failure !== undefined) {
     const what = outcome.failed.map((kind) => kind.replace("_", " ")).join(" and ");
     const stays = outcome.failed.includes("access_token")

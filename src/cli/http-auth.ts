@@ -210,7 +210,7 @@ async function loginNeeded(url: URL, headers: Headers): Promise<CliError> {
   const command = `mcpwire auth login ${url.href}`;
   try {
     const metadata = await discoverResource(
-      new AuthHttp(undefined, 10_000),
+      new AuthHttp(undefined, 10_000, { endpoint: url }),
       url,
       challenge?.resourceMetadata,
     );
