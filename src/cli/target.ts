@@ -300,16 +300,15 @@ export async function openClient(
     // A command runs once; caching would only hide what the server really answers.
     cache: false,
   });
-  // Closing mid-handshake closes the transport (and stops a stdio child); connect() then rejects.
-  const giveUp = () => void client.close();
-  options.signal?.addEventListener("abort", giveUp, { once: true });
+  // Giving up (the signal, or close() at the deadline) cancels the handshake, closes the
+  // transport (a stdio child too) and opens no other; connect() then rejects at once.
   const connectMs = settings.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const deadline = setTimeout(() => {
     timedOut = true;
     void client.close();
   }, connectMs);
   try {
-    await client.connect(factory);
+    await client.connect(factory, options.signal ? { signal: options.signal } : {});
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const stderr = stderrLines(stdio);
@@ -332,7 +331,6 @@ export async function openClient(
   } finally {
     clearTimeout(deadline);
     watch?.stopWatching();
-    options.signal?.removeEventListener("abort", giveUp);
   }
   return client;
 }

@@ -53,6 +53,11 @@ export class ClientConnection {
   private state: ServerState | undefined;
   protected logLevel: LoggingLevel | undefined;
   private connecting = false;
+  /**
+   * Aborted when connect() is given up (the caller's signal, or close() mid-handshake): no
+   * request of the handshake waits on, and no fresh transport is opened after it.
+   */
+  private connectAbort: AbortController | undefined;
   /** Requests wait here while a supervised transport restarts its server and we re-handshake. */
   protected ready: Promise<void> = Promise.resolve();
   private restoring = false;
@@ -134,19 +139,30 @@ export class ClientConnection {
    */
   async connect(target: Transport | TransportFactory, options: ConnectOptions = {}): Promise<void> {
     if (this.session || this.connecting) throw new Error("McpClient is already connected");
+    const { signal } = options;
+    if (signal?.aborted) throw connectAborted(signal);
     this.connecting = true;
+    const abort = new AbortController();
+    this.connectAbort = abort;
+    const follow = () => abort.abort(connectAborted(signal!));
+    signal?.addEventListener("abort", follow, { once: true });
     try {
       const factory = typeof target === "function" ? target : undefined;
-      this.open(factory ? await factory() : (target as Transport));
+      if (factory) await this.openFresh(factory);
+      else this.open(target as Transport);
       try {
         await this.establish(factory, options.serverKey);
       } catch (error) {
         await this.abandon();
+        // Given up on purpose: say so, not what the torn-down handshake happened to fail with.
+        if (abort.signal.aborted) throw abort.signal.reason;
         throw error;
       }
       if (options.serverKey !== undefined)
         this.options.eraCache?.set(options.serverKey, this.state!.era);
     } finally {
+      signal?.removeEventListener("abort", follow);
+      this.connectAbort = undefined;
       this.connecting = false;
     }
   }
@@ -154,6 +170,9 @@ export class ClientConnection {
   /** Closes the connection; connect() may be called again afterwards. */
   async close(): Promise<void> {
     const session = this.session;
+    this.connectAbort?.abort(
+      new LocalError("closed", "the client was closed while connecting to the server"),
+    );
     this.resumeGate?.resolve();
     if (session) await session.close();
     if (this.session === session) this.session = undefined;
@@ -267,6 +286,26 @@ export class ClientConnection {
     this.cache?.clear();
   }
 
+  /** While connect() runs: aborted when it is given up. */
+  private get connectSignal(): AbortSignal | undefined {
+    return this.connectAbort?.signal;
+  }
+
+  /**
+   * Opens a transport from the factory, unless connecting was given up meanwhile: then nothing
+   * new is started (a transport the factory was still making is closed at once).
+   */
+  private async openFresh(factory: TransportFactory): Promise<void> {
+    const signal = this.connectSignal;
+    if (signal?.aborted) throw signal.reason;
+    const transport = await factory();
+    if (signal?.aborted) {
+      await transport.close();
+      throw signal.reason;
+    }
+    this.open(transport);
+  }
+
   /** Connecting failed: close whatever is open and forget it. */
   private async abandon(): Promise<void> {
     const session = this.session;
@@ -327,7 +366,7 @@ export class ClientConnection {
         if (!(error instanceof JsonRpcError)) {
           if (!factory) throw error;
           await this.session?.close();
-          this.open(await factory());
+          await this.openFresh(factory);
         }
       }
     }
@@ -337,7 +376,12 @@ export class ClientConnection {
   private async detect(factory: TransportFactory | undefined): Promise<void> {
     const session = this.requireSession();
     const outcome = await probeEra(
-      (version, options) => this.sendDiscover(session, version, { ...options, probe: true }),
+      (version, options) =>
+        this.sendDiscover(session, version, {
+          ...options,
+          probe: true,
+          signal: this.connectSignal,
+        }),
       this.preferredVersion,
       this.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
     );
@@ -355,7 +399,7 @@ export class ClientConnection {
         );
       }
       await session.close();
-      this.open(await factory());
+      await this.openFresh(factory);
     }
     await this.handshake("legacy");
   }
@@ -365,7 +409,7 @@ export class ClientConnection {
     const session = this.requireSession();
     if (era === "modern") {
       const { version, result } = await discoverModern(
-        (v, options) => this.sendDiscover(session, v, options),
+        (v, options) => this.sendDiscover(session, v, { ...options, signal: this.connectSignal }),
         this.preferredVersion,
       );
       this.adoptDiscover(version, result);
@@ -376,9 +420,14 @@ export class ClientConnection {
       capabilities: this.capabilities,
       clientInfo: this.options.clientInfo,
       timeoutMs: this.options.requestTimeoutMs,
+      signal: this.connectSignal,
     });
     if (this.logLevel !== undefined && this.state.capabilities.logging) {
-      await session.request("logging/setLevel", { level: this.logLevel });
+      await session.request(
+        "logging/setLevel",
+        { level: this.logLevel },
+        { signal: this.connectSignal },
+      );
     }
   }
 
@@ -488,4 +537,12 @@ export class ClientConnection {
       throw new Error(`${method} is not available on a modern connection: ${why}`);
     }
   }
+}
+
+/** What connect() rejects with when the caller's signal gave it up. */
+function connectAborted(signal: AbortSignal): LocalError {
+  const reason: unknown = signal.reason;
+  if (reason instanceof LocalError) return reason;
+  const detail = reason instanceof Error ? reason.message : reason ? String(reason) : "aborted";
+  return new LocalError("aborted", `connecting cancelled: ${detail}`, { cause: reason });
 }

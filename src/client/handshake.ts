@@ -77,6 +77,8 @@ export async function legacyInitialize(
     capabilities: ClientCapabilities;
     clientInfo: Implementation;
     timeoutMs: number | undefined;
+    /** Gives up the handshake (connect() abandoned). */
+    signal?: AbortSignal;
   },
 ): Promise<ServerState> {
   const params: JsonObject = {
@@ -84,11 +86,10 @@ export async function legacyInitialize(
     capabilities: request.capabilities,
     clientInfo: request.clientInfo,
   };
-  const result = await session.request(
-    "initialize",
-    params,
-    request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs },
-  );
+  const result = await session.request("initialize", params, {
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    ...(request.signal ? { signal: request.signal } : {}),
+  });
   const version = result.protocolVersion;
   if (!isLegacyVersion(version)) {
     throw new InvalidResultError(

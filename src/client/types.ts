@@ -91,6 +91,13 @@ export interface McpClientOptions {
 export interface ConnectOptions {
   /** Key for `eraCache`: the same server configuration gets the same key. */
   serverKey?: string;
+  /**
+   * Gives up connecting: the request in flight is cancelled, no further transport is opened
+   * (no second server for `initialize` after the era probe), what was opened is closed, and
+   * connect() rejects with a LocalError of kind "aborted" (the signal's reason when that is a
+   * LocalError). close() during connect() does the same, rejecting with kind "closed".
+   */
+  signal?: AbortSignal;
 }
 
 export interface CallOptions extends RequestOptions {
