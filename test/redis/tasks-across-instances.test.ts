@@ -10,13 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { RedisTaskRelay, RedisTaskRunners, RedisTaskStore } from "../../src/redis/index.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
-import { modernClient, pollUntil } from "../server/tasks-helpers.js";
-
-const FORM = {
-  mode: "form",
-  message: "Go ahead?",
-  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
-};
+import { addGoAheadTool, askedOnAnsweredElsewhere, modernClient } from "../server/tasks-helpers.js";
 
 describe("tasks across two instances on Redis", () => {
   let redis: SharedRedis;
@@ -37,11 +31,7 @@ describe("tasks across two instances on Redis", () => {
       mrtr: { secret: "a shared secret of enough bytes" },
       tasks: { store: new RedisTaskStore(redis.client, { prefix: redis.prefix }), relay, runners },
     });
-    server.tool(
-      { name: "ask" },
-      async (_args, context) => JSON.stringify(await context.elicit(FORM)),
-      { task: { support: "required" } },
-    );
+    addGoAheadTool(server);
     server.tool(
       { name: "wait" },
       (args, context) =>
@@ -70,22 +60,9 @@ describe("tasks across two instances on Redis", () => {
   it("an answer given on B reaches the handler parked on A", async () => {
     const [a, b] = [instance(), instance()];
     await Promise.all([...relays, ...leases].map((piece) => piece.ready));
-    const onA = modernClient(a);
-    const onB = modernClient(b);
-    const created = await onA.ok("tools/call", { name: "ask" });
-    const taskId = created.taskId as string;
-    const parked = await pollUntil(onB, taskId, (task) => task.status === "input_required");
-    const [key] = Object.keys(parked.inputRequests as object);
-    await onB.ok("tasks/update", {
-      taskId,
-      inputResponses: { [key!]: { action: "accept", content: { ok: true } } },
-    });
-    const done = await pollUntil(onB, taskId, (task) => task.status === "completed");
-    const text = (done.result as { content: { text: string }[] }).content[0]!.text;
-    assert.deepEqual(JSON.parse(text), { action: "accept", content: { ok: true } });
-    assert.equal(a.tasks?.running, 0);
-    onA.close();
-    onB.close();
+    const task = await askedOnAnsweredElsewhere(a, b);
+    await task.update();
+    await task.finished();
   });
 
   it("a cancel on B stops the handler running on A", async () => {

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { McpServer } from "../../src/server/mcp-server.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
@@ -5,6 +6,22 @@ import { createMemoryPair } from "../../src/transports/memory.js";
 
 export const MODERN = "2026-07-28";
 export const WITH_TASKS: JsonObject = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
+
+/** The form a task tool "ask" elicits: answer it with { action: "accept", content: { ok } }. */
+export const GO_AHEAD_FORM = {
+  mode: "form",
+  message: "Go ahead?",
+  requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+};
+
+/** "ask": a task-only tool that elicits GO_AHEAD_FORM and returns the answer as JSON. */
+export function addGoAheadTool(server: McpServer): void {
+  server.tool(
+    { name: "ask" },
+    async (_args, context) => JSON.stringify(await context.elicit(GO_AHEAD_FORM)),
+    { task: { support: "required" } },
+  );
+}
 
 export interface RpcReply {
   result?: JsonObject;
@@ -96,4 +113,32 @@ export async function legacyClient(server: McpServer, capabilities: JsonObject) 
     method: "notifications/initialized",
   } as unknown as JsonRpcMessage);
   return { call, init: init.result!, close: () => clientSide.close() };
+}
+
+/**
+ * "ask" (addGoAheadTool) called on `a` and parked there; `update()` answers it on `b` (it may
+ * be called again), `finished()` waits until the task completed with that answer and a runs
+ * nothing any more, then closes both clients.
+ */
+export async function askedOnAnsweredElsewhere(a: McpServer, b: McpServer) {
+  const onA = modernClient(a);
+  const onB = modernClient(b);
+  const created = await onA.ok("tools/call", { name: "ask" });
+  const taskId = created.taskId as string;
+  const parked = await pollUntil(onB, taskId, (task) => task.status === "input_required");
+  const [key] = Object.keys(parked.inputRequests as object);
+  const update = () =>
+    onB.ok("tasks/update", {
+      taskId,
+      inputResponses: { [key!]: { action: "accept", content: { ok: true } } },
+    });
+  const finished = async () => {
+    const done = await pollUntil(onB, taskId, (task) => task.status === "completed");
+    const text = (done.result as { content: { text: string }[] }).content[0]!.text;
+    assert.deepEqual(JSON.parse(text), { action: "accept", content: { ok: true } });
+    assert.equal(a.tasks?.running, 0);
+    onA.close();
+    onB.close();
+  };
+  return { taskId, update, finished };
 }

@@ -41,6 +41,11 @@ export class LiveTask {
     });
   }
 
+  /** Whether an input call waits for its answer. */
+  get waiting(): boolean {
+    return this.waiters.size > 0;
+  }
+
   /** Hands an accepted answer to the input call waiting on `key` (if it waits here). */
   answer(key: string, value: JsonObject): void {
     const waiter = this.waiters.get(key);

@@ -9,6 +9,7 @@ import {
 import type { JsonObject, JsonRpcErrorObject } from "../../jsonrpc/types.js";
 import type { HandlerContext } from "../context.js";
 import { type InputRequest, validateResponse } from "../mrtr/round.js";
+import { AnswerWatch } from "./answer-watch.js";
 import { LiveTask } from "./live-task.js";
 import { InMemoryTaskStore } from "./memory-store.js";
 import { taskOwner, taskQuotaOwner } from "./owner.js";
@@ -25,6 +26,11 @@ export interface TasksOptions {
    * to the instance running the task (see TaskRelay).
    */
   relay?: TaskRelay;
+  /**
+   * With a relay: how often a task waiting for input here reads its record for answers another
+   * instance accepted (in case the relay lost them), in ms. Default 2000.
+   */
+  answerCheckMs?: number;
   /**
    * With a store shared by several instances: which of them are alive, so that a task whose
    * instance died is marked failed rather than left working (see TaskRunners).
@@ -54,6 +60,7 @@ export interface TaskTimes {
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_TASKS_PER_OWNER = 100;
+const DEFAULT_ANSWER_CHECK_MS = 2000;
 /** A compare-and-set that keeps losing means something is wrong, not busy. */
 const MAX_CAS_ATTEMPTS = 32;
 const EMPTY_ACK: JsonObject = { resultType: "complete" };
@@ -97,6 +104,8 @@ export class TaskManager {
   private readonly relay: TaskRelay | undefined;
   private readonly runners: TaskRunners | undefined;
   private readonly stopRelay: (() => void) | undefined;
+  /** With a relay: reads the records of tasks waiting here for answers taken elsewhere. */
+  private readonly answers: AnswerWatch | undefined;
 
   /** `announce` hears every committed change of a task (for notifications/tasks). */
   constructor(
@@ -121,6 +130,11 @@ export class TaskManager {
     this.relay = options.relay;
     this.runners = options.runners;
     this.stopRelay = this.relay?.receive((message) => this.relayed(message));
+    if (this.relay) {
+      const everyMs = Math.max(1, options.answerCheckMs ?? DEFAULT_ANSWER_CHECK_MS);
+      const stop = (taskId: string) => this.stopLive(taskId);
+      this.answers = new AnswerWatch(this.store, everyMs, stop, reportError);
+    }
   }
 
   /**
@@ -194,7 +208,9 @@ export class TaskManager {
     live.stop("the task has ended");
     try {
       await this.mutate(live.taskId, (record) =>
-        isTerminal(record.status) ? undefined : { ...ended, inputRequests: undefined },
+        isTerminal(record.status)
+          ? undefined
+          : { ...ended, inputRequests: undefined, answers: undefined },
       );
     } catch (error) {
       this.reportError(error as Error);
@@ -204,6 +220,7 @@ export class TaskManager {
   /** Aborts every task running here and marks it failed (the server is shutting down). */
   async close(): Promise<void> {
     this.stopRelay?.();
+    this.answers?.close();
     const running = [...this.live.values()];
     this.live.clear();
     await Promise.all(
@@ -293,9 +310,13 @@ export class TaskManager {
       const problem = validateResponse(request.method, responses[key]);
       if (problem) throw new InvalidParamsError(`inputResponses.${key}: ${problem}`, { key });
     }
+    // Answers for a handler elsewhere are kept in the record too: the relay may lose them.
+    const keep = this.relay !== undefined && !this.live.has(record.taskId);
     let accepted: Record<string, JsonObject> = {};
+    let kept: Readonly<Record<string, JsonObject>> = {};
     await this.mutate(record.taskId, (current) => {
       accepted = {};
+      kept = current.answers ?? {};
       if (current.status !== "input_required") return undefined;
       const remaining: Record<string, InputRequest> = { ...current.inputRequests };
       for (const key of Object.keys(remaining)) {
@@ -306,17 +327,23 @@ export class TaskManager {
         delete remaining[key];
       }
       if (Object.keys(accepted).length === 0) return undefined;
+      const answers = keep ? { answers: { ...current.answers, ...accepted } } : {};
       // Partial answers keep the task waiting on the rest.
       return Object.keys(remaining).length > 0
-        ? { inputRequests: remaining }
-        : { status: "working", inputRequests: undefined, statusMessage: undefined };
+        ? { inputRequests: remaining, ...answers }
+        : { status: "working", inputRequests: undefined, statusMessage: undefined, ...answers };
     });
     const live = this.live.get(record.taskId);
     if (live) {
       for (const [key, value] of Object.entries(accepted)) live.answer(key, value);
-    } else if (this.relay && Object.keys(accepted).length > 0) {
-      // The handler runs in another instance (or none: then nobody listens).
-      await this.relay.send({ taskId: record.taskId, answers: accepted });
+    } else if (this.relay) {
+      // The handler runs in another instance (or none: then nobody listens). A retry of an
+      // answer taken before is sent again: the first relay message may have been lost.
+      const again = Object.entries(kept).filter(([key]) => key in responses);
+      const answers = { ...Object.fromEntries(again), ...accepted };
+      if (Object.keys(answers).length > 0) {
+        await this.relay.send({ taskId: record.taskId, answers });
+      }
     }
   }
 
@@ -375,6 +402,8 @@ export class TaskManager {
     if (changed?.status !== "input_required") {
       throw new LocalError("aborted", "the task ended before its input could be asked for");
     }
+    const live = this.live.get(taskId);
+    if (live) this.answers?.watch(live);
   }
 
   /**

@@ -18,6 +18,12 @@ export interface TaskRecord {
   readonly pollIntervalMs?: number;
   /** Outstanding server-to-client requests by key (input_required only). */
   readonly inputRequests?: Readonly<Record<string, InputRequest>>;
+  /**
+   * Answers accepted by an instance other than the one running the handler, by input request
+   * key, kept until the task ends: the relay message carrying them may be lost, and the
+   * running instance reads them here (TasksOptions.answerCheckMs). Never shown to clients.
+   */
+  readonly answers?: Readonly<Record<string, JsonObject>>;
   /** The tool's result (completed only). */
   readonly result?: JsonObject;
   /** The JSON-RPC error the call ended with (failed only). */
@@ -76,9 +82,11 @@ export type TaskRelayMessage =
  * created it, so a tasks/update or tasks/cancel that another instance answers must reach it.
  * The store is changed first (compare-and-set, as in one process); the relay then carries the
  * accepted answers or the cancel to every instance, and the one running the task acts on it.
- * Delivery is at most once: a lost answer leaves the task waiting (input_required is already
- * gone from the record) until its TTL, a lost cancel lets the handler run on (its result is
- * discarded, the task stays cancelled).
+ * Delivery may be at most once: answers are also kept in the record (TaskRecord.answers), which
+ * the running instance reads while its handler waits (TasksOptions.answerCheckMs), and a retried
+ * tasks/update sends them again; a cancel is seen by that read too while the handler waits for
+ * input, otherwise a lost cancel lets the handler run on (its result is discarded, the task
+ * stays cancelled).
  */
 export interface TaskRelay {
   send(message: TaskRelayMessage): Promise<void>;
