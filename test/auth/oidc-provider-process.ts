@@ -1,6 +1,6 @@
 /**
  * Starts oidc-provider-fixture.js in its own process on Node 22+ (this Node, or the binary that
- * `npm run conformance:node` installs, which `npm test`'s pretest fetches on an older Node). Without that
+ * `npm run conformance:node` installs, which `npm test` fetches on an older Node). Without that
  * binary the tests fail and say which command installs it: never skipped.
  */
 import { existsSync } from "node:fs";

@@ -1,0 +1,91 @@
+/**
+ * The services `npm test` brings up itself (scripts/test-services.mjs): a REDIS_URL that does
+ * not answer is refused before any test, and a private Redis started for a run answers and is
+ * gone afterwards, however the run ends.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, it } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { freePort } from "../helpers/free-port.js";
+
+const REPO = resolve(fileURLToPath(import.meta.url), "../../../..");
+const SCRIPT = resolve(REPO, "scripts/test-services.mjs");
+
+interface ProvidedRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+interface TestServices {
+  redisAnswers(url: string, timeoutMs?: number): Promise<boolean>;
+  provideRedis(env: Record<string, string | undefined>): Promise<ProvidedRedis>;
+  startPrivateRedis(): Promise<ProvidedRedis>;
+}
+
+const services = (await import(pathToFileURL(SCRIPT).href)) as TestServices;
+
+async function answersWithin(url: string, expected: boolean, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    if ((await services.redisAnswers(url, 200)) === expected) return true;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return false;
+}
+
+describe("npm test's services", { timeout: 30_000 }, () => {
+  it("refuses a REDIS_URL where nothing answers, naming it", async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    await assert.rejects(services.provideRedis({ REDIS_URL: url }), (error: Error) => {
+      assert.match(error.message, new RegExp(`REDIS_URL=${url} does not answer`));
+      return true;
+    });
+  });
+
+  it("uses a REDIS_URL that answers as it is, and never stops it", async () => {
+    const own = await services.startPrivateRedis();
+    try {
+      const given = await services.provideRedis({ REDIS_URL: own.url });
+      assert.equal(given.url, own.url);
+      await given.stop();
+      assert.ok(await services.redisAnswers(own.url), "the given Redis still answers");
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it("starts a private Redis that answers, and stop() leaves nothing listening", async () => {
+    const redis = await services.startPrivateRedis();
+    assert.match(redis.url, /^redis:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(await services.redisAnswers(redis.url));
+    await redis.stop();
+    assert.ok(await answersWithin(redis.url, false, 2000), "the private Redis is gone");
+  });
+
+  it("takes its private Redis along when the test run is SIGKILLed", async () => {
+    const runner = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const m = await import(${JSON.stringify(pathToFileURL(SCRIPT).href)});
+         const r = await m.startPrivateRedis();
+         process.stdout.write(r.url + "\\n");
+         setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const url = await new Promise<string>((done, fail) => {
+      let out = "";
+      runner.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes("\n")) done(out.trim());
+      });
+      runner.on("exit", (code) => fail(new Error(`the runner exited early (${code})`)));
+    });
+    assert.ok(await services.redisAnswers(url), "the private Redis answers while the run lives");
+    runner.kill("SIGKILL");
+    assert.ok(await answersWithin(url, false, 5000), "the private Redis died with the run");
+  });
+});
