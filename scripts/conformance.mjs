@@ -61,19 +61,12 @@ const REQUIRED_CLIENT_AUTH_EXTENSIONS = [
 /**
  * The tasks-* scenarios the 2026-07-28 server run must contain, judged whether or not the
  * requirement file names them: one the suite stopped running is a regression, not a pass.
- * (tasks-status-notifications is skipped by the suite itself, so it is not listed.)
+ * (tasks-status-notifications is skipped by the suite itself, so it is not listed.) The
+ * gateway's test runs the same list through `mcpwire gateway`.
  */
-const REQUIRED_TASK_SCENARIOS = [
-  "tasks-capability-negotiation",
-  "tasks-dispatch-and-envelope",
-  "tasks-lifecycle",
-  "tasks-mrtr-composition",
-  "tasks-mrtr-input",
-  "tasks-request-headers",
-  "tasks-request-state-removal",
-  "tasks-required-task-error",
-  "tasks-wire-fields",
-];
+const REQUIRED_TASK_SCENARIOS = JSON.parse(
+  readFileSync(join(ROOT, "conformance", "task-scenarios.json"), "utf8"),
+);
 
 function parseArgs(argv) {
   const options = {

@@ -11,10 +11,15 @@
  * it is restarted, requests in flight at that moment fail, and later ones go to the new child.
  * Subscriptions are shared too (gateway-subscriptions.ts): one child subscription per resource
  * uri, however many HTTP clients want it. Logs: see gateway-logs.ts.
+ *
+ * Transparent to what it does not own: a request's `_meta` reaches the child but for the
+ * protocol's own keys (gateway-meta.ts), the client's declared extensions are declared to a
+ * modern child on each request, the child's extensions and experimental capabilities are
+ * offered in both eras, and the tasks extension is relayed (gateway-tasks.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpClient } from "../client/mcp-client.js";
-import type { ClientHandlers, ServerRequestContext } from "../client/types.js";
+import type { CallOptions, ClientHandlers, ServerRequestContext } from "../client/types.js";
 import { ErrorCode, isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities, ServerCapabilities, Tool } from "../protocol/mcp-types.js";
@@ -24,12 +29,25 @@ import type { ClientRequestMethod, HandlerContext } from "../server/context.js";
 import { McpServer } from "../server/mcp-server.js";
 import { InputRequiredSignal } from "../server/mrtr/round.js";
 import type { McpServerOptions } from "../server/server-core.js";
+import { declaresTasks, TASK_METHODS } from "../server/tasks/wire.js";
 import { GatewayLogs } from "./gateway-logs.js";
+import { relayedMeta } from "./gateway-meta.js";
 import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
 import { ChildEventSource } from "./gateway-subscriptions.js";
+import { RelayedTasks } from "./gateway-tasks.js";
 import { writeErr } from "./terminal.js";
 
 const DEFAULT_CHILD_TIMEOUT_MS = 60_000;
+
+/** The child's capabilities the gateway offers as they are. */
+const CHILD_CAPABILITY_NAMES = [
+  "tools",
+  "prompts",
+  "resources",
+  "completions",
+  "extensions",
+  "experimental",
+] as const;
 
 /** Methods passed through to the child unchanged (apart from `_meta`). */
 const PROXIED = new Set([
@@ -46,6 +64,20 @@ const PROXIED = new Set([
 /** Result fields that belong to the child's connection, not to the one the gateway serves. */
 const CONNECTION_FIELDS = ["resultType", "ttlMs", "cacheScope"];
 
+/**
+ * What the gateway's client declares to its child (it answers all three, by asking the HTTP
+ * client whose call it is); to a modern child each request adds the HTTP client's extensions.
+ */
+export const CHILD_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({
+  roots: {},
+  sampling: {},
+  elicitation: {},
+});
+/** The capabilities `_meta` of a request whose client declared no extensions, made once. */
+const PLAIN_CAPABILITIES_META: JsonObject = Object.freeze({
+  [META.clientCapabilities]: CHILD_CLIENT_CAPABILITIES as JsonObject,
+});
+
 export interface GatewayServerOptions extends McpServerOptions {
   /** Resource URIs one listen stream (or legacy session) may watch; see gateway-subscriptions.ts. */
   maxUrisPerStream?: number;
@@ -58,6 +90,8 @@ export interface GatewayServerOptions extends McpServerOptions {
    * for the client; restarted by its progress. Default 60 s.
    */
   childTimeoutMs?: number;
+  /** Tasks whose owner the gateway remembers at once (see gateway-tasks.ts). */
+  maxRelayedTasks?: number;
 }
 
 export class GatewayServer extends McpServer {
@@ -73,18 +107,29 @@ export class GatewayServer extends McpServer {
   private readonly childTimeoutMs: number;
   private readonly childEvents: ChildEventSource;
   private readonly logs: GatewayLogs;
+  private readonly relayedTasks: RelayedTasks;
 
   constructor(child: () => McpClient, options: GatewayServerOptions) {
     const report = (error: Error) => {
       if (options.onError) options.onError(error);
       else writeErr(`mcpwire gateway: ${error.message}`);
     };
-    const { maxUrisPerStream, parkedCallMs, maxParkedCalls, childTimeoutMs, ...serverOptions } =
-      options;
-    const childEvents = new ChildEventSource(child, report, maxUrisPerStream);
+    const {
+      maxUrisPerStream,
+      parkedCallMs,
+      maxParkedCalls,
+      childTimeoutMs,
+      maxRelayedTasks,
+      ...serverOptions
+    } = options;
+    const relayedTasks = new RelayedTasks(maxRelayedTasks);
+    const childEvents = new ChildEventSource(child, report, maxUrisPerStream, (taskId) =>
+      relayedTasks.ownerOf(taskId),
+    );
     super({ ...serverOptions, subscriptionEvents: childEvents });
     this.child = child;
     this.childEvents = childEvents;
+    this.relayedTasks = relayedTasks;
     this.parked = new ParkedCalls(parkedCallMs, maxParkedCalls);
     this.childTimeoutMs = childTimeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS;
     this.logs = new GatewayLogs({
@@ -182,8 +227,10 @@ export class GatewayServer extends McpServer {
   override capabilities(era: Era): ServerCapabilities {
     const child = (this.child().serverCapabilities ?? {}) as JsonObject;
     const capabilities: ServerCapabilities = {};
-    // As the child declares them, listChanged and subscribe included: both are relayed.
-    for (const name of ["tools", "prompts", "resources", "completions"] as const) {
+    // As the child declares them, listChanged and subscribe included: both are relayed. Its
+    // extensions (tasks, MCP Apps, vendors') and experimental ones too, in both eras: their
+    // methods and `_meta` keys pass through.
+    for (const name of CHILD_CAPABILITY_NAMES) {
       if (isPlainObject(child[name])) capabilities[name] = child[name] as JsonObject;
     }
     // Legacy sessions may always set a level (the gateway filters); modern ones as the child.
@@ -197,6 +244,7 @@ export class GatewayServer extends McpServer {
     context: HandlerContext,
   ): Promise<JsonObject> {
     if (method === "server/discover") return super.handle(method, params, context);
+    if (TASK_METHODS.has(method)) return this.relayTask(method, params, context);
     if (!PROXIED.has(method)) {
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
@@ -207,7 +255,8 @@ export class GatewayServer extends McpServer {
     const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
     const endLogs = await this.logs.begin(context);
     const call =
-      this.parked.resume(params, binding) ?? this.callChild(method, forwarded, binding, context);
+      this.parked.resume(params, binding) ??
+      this.callChild(method, forwarded, binding, context, _meta);
     this.inFlight.add(context);
     let result: JsonObject;
     try {
@@ -222,7 +271,58 @@ export class GatewayServer extends McpServer {
     if (method === "tools/list" && Array.isArray(result.tools)) {
       for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
     }
+    if (result.resultType === "task") {
+      // A CreateTaskResult: its resultType and ttlMs are the task's, not caching hints.
+      this.relayedTasks.created(result, context.principal);
+      return withoutServerInfo({ ...result });
+    }
     return withoutConnectionFields(result);
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel: to the child, for the task's own client only. */
+  private async relayTask(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<JsonObject> {
+    this.relayedTasks.check(method, params, context.clientCapabilities, context.principal);
+    const { _meta, ...forwarded } = params;
+    const client = this.child();
+    const meta = this.childMeta(client, context, _meta);
+    const result = await client.request(method, forwarded, {
+      signal: context.signal,
+      ...(meta ? { _meta: meta } : {}),
+    });
+    // A task's resultType and ttlMs are its own: only the child's identity goes.
+    return withoutServerInfo({ ...result });
+  }
+
+  /**
+   * The `_meta` a request to the child carries beside the client's protocol keys: what the
+   * HTTP client sent that the gateway does not own, and for a modern child this call's log
+   * level and the HTTP client's extensions (so the child offers a task, or an app, only to a
+   * client that can take it).
+   */
+  private childMeta(
+    client: McpClient,
+    context: HandlerContext,
+    meta: unknown,
+  ): JsonObject | undefined {
+    const relayed = relayedMeta(meta);
+    if (client.era !== "modern") return relayed;
+    const extensions = context.clientCapabilities.extensions;
+    if (relayed === undefined && extensions === undefined && context.logLevel === undefined) {
+      return PLAIN_CAPABILITIES_META;
+    }
+    const own: JsonObject = relayed ?? {};
+    own[META.clientCapabilities] = (
+      extensions === undefined
+        ? CHILD_CLIENT_CAPABILITIES
+        : { ...CHILD_CLIENT_CAPABILITIES, extensions }
+    ) as JsonObject;
+    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
+    if (context.logLevel !== undefined) own[META.logLevel] = context.logLevel;
+    return own;
   }
 
   /** Starts a call on the child, for this and any later rounds of the HTTP request. */
@@ -231,25 +331,25 @@ export class GatewayServer extends McpServer {
     params: JsonObject,
     binding: string,
     context: HandlerContext,
+    meta: unknown,
   ): ChildCall {
     const client = this.child();
     const call = new ChildCall(binding, this.childTimeoutMs);
-    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
-    const logMeta =
-      client.era === "modern" && context.logLevel !== undefined
-        ? { [META.logLevel]: context.logLevel }
-        : undefined;
+    const options: CallOptions = {
+      signal: call.signal,
+      noTimeout: true, // the call keeps its own clock (see ChildCall)
+      onProgress: (progress) => call.progress(progress),
+    };
+    const childMeta = this.childMeta(client, context, meta);
+    if (childMeta) options._meta = childMeta;
+    // A client of the tasks extension gets the child's task to drive itself; for any other
+    // the gateway's client waits for the task's end (a modern child makes none for it).
+    if (method === "tools/call" && declaresTasks(context.clientCapabilities)) {
+      options.returnTaskHandle = true;
+    }
     this.calls.add(call);
     call.begin(
-      () =>
-        this.current.run(call, () =>
-          client.request(method, params, {
-            signal: call.signal,
-            noTimeout: true, // the call keeps its own clock (see ChildCall)
-            onProgress: (progress) => call.progress(progress),
-            ...(logMeta ? { _meta: logMeta } : {}),
-          }),
-        ),
+      () => this.current.run(call, () => client.request(method, params, options)),
       () => {
         this.calls.delete(call);
         this.parked.remove(call);
@@ -281,6 +381,11 @@ function declares(
 function withoutConnectionFields(result: JsonObject): JsonObject {
   const copy: JsonObject = { ...result };
   for (const field of CONNECTION_FIELDS) delete copy[field];
+  return withoutServerInfo(copy);
+}
+
+/** Drops the child's serverInfo from a result copy's `_meta` (the gateway names itself). */
+function withoutServerInfo(copy: JsonObject): JsonObject {
   if (isPlainObject(copy._meta)) {
     const { [META.serverInfo]: _serverInfo, ...meta } = copy._meta;
     if (Object.keys(meta).length > 0) copy._meta = meta;

@@ -8,12 +8,15 @@
  *   listen stream that asked and every legacy session.
  * - Resource updates: one child subscription per distinct uri, counted across HTTP clients and
  *   closed when the last of them stops wanting it.
+ * - Task status (the tasks extension): the same, per task id, for the task's own client only
+ *   (its owner as gateway-tasks.ts remembers it); each status goes out as that owner's.
  *
  * Both survive a restarted child: the McpClient subscribes again on the fresh one.
  */
 import type { McpClient } from "../client/mcp-client.js";
 import type { Subscription, SubscriptionNotification } from "../client/subscription.js";
 import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
+import type { SubscriptionFilter } from "../protocol/mcp-types.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -29,6 +32,8 @@ const LIST_KIND: Record<string, "tools" | "resources" | "prompts"> = {
 
 interface Watched {
   subscription: Subscription;
+  /** What it was opened for: a uri, or a task id (for the error a refusal gives). */
+  what: string;
   /** Settles once the child subscribed (or refused). */
   ready: Promise<void>;
   /** HTTP-side subscribers (listen streams and legacy sessions) wanting this uri. */
@@ -48,15 +53,18 @@ export class ChildEventSource implements SubscriptionEventSource {
   private readonly watched = new Map<string, Watched>();
   private readonly child: () => McpClient;
   private readonly report: (error: Error) => void;
+  private readonly taskOwner: (taskId: string) => string | undefined;
 
   constructor(
     child: () => McpClient,
     report: (error: Error) => void,
     maxWatchesPerSubscriber = DEFAULT_MAX_URIS_PER_STREAM,
+    taskOwner: (taskId: string) => string | undefined = () => undefined,
   ) {
     this.child = child;
     this.report = report;
     this.maxWatchesPerSubscriber = maxWatchesPerSubscriber;
+    this.taskOwner = taskOwner;
   }
 
   publish(event: SubscriptionEvent): void {
@@ -67,7 +75,7 @@ export class ChildEventSource implements SubscriptionEventSource {
     return this.local.subscribe(listener);
   }
 
-  /** The number of distinct uris the child is subscribed to for HTTP clients. */
+  /** The number of distinct uris (and task ids) the child is subscribed to for HTTP clients. */
   get watchedUris(): number {
     return this.watched.size;
   }
@@ -89,10 +97,45 @@ export class ChildEventSource implements SubscriptionEventSource {
     });
   }
 
-  async watch(uri: string, signal?: AbortSignal): Promise<() => void> {
-    let entry = this.watched.get(uri);
-    if (!entry) entry = this.open(uri);
-    const watched = entry;
+  watch(uri: string, signal?: AbortSignal): Promise<() => void> {
+    return this.share(`uri ${uri}`, signal, () =>
+      this.open(`uri ${uri}`, uri, { resourceSubscriptions: [uri] }, (notification) => {
+        if (notification.method !== "notifications/resources/updated") return undefined;
+        return notification.params.uri === uri ? { type: "resourceUpdated", uri } : undefined;
+      }),
+    );
+  }
+
+  /**
+   * A listen stream of `owner` wants notifications/tasks for `taskId`: refused (left out of its
+   * acknowledgement) unless the gateway relayed that task to this owner.
+   */
+  watchTask(taskId: string, owner: string, signal?: AbortSignal): Promise<() => void> {
+    const taskOwner = this.taskOwner(taskId);
+    if (taskOwner === undefined || taskOwner !== owner) {
+      return Promise.reject(
+        new JsonRpcError(
+          ErrorCode.InvalidParams,
+          "Task not found (unknown, expired, or not yours)",
+        ),
+      );
+    }
+    return this.share(`task ${taskId}`, signal, () =>
+      this.open(`task ${taskId}`, taskId, { taskIds: [taskId] }, (notification) => {
+        if (notification.method !== "notifications/tasks") return undefined;
+        const { _meta, ...task } = notification.params;
+        return task.taskId === taskId ? { type: "taskStatus", owner: taskOwner, task } : undefined;
+      }),
+    );
+  }
+
+  /** One child subscription per key, shared by every HTTP-side subscriber that wants it. */
+  private async share(
+    key: string,
+    signal: AbortSignal | undefined,
+    open: () => Watched,
+  ): Promise<() => void> {
+    const watched = this.watched.get(key) ?? open();
     watched.count++;
     let released = false;
     // The last subscriber to let go closes the child subscription, acknowledged or not yet.
@@ -100,8 +143,8 @@ export class ChildEventSource implements SubscriptionEventSource {
       if (released) return;
       released = true;
       watched.count--;
-      if (watched.count > 0 || this.watched.get(uri) !== watched) return;
-      this.watched.delete(uri);
+      if (watched.count > 0 || this.watched.get(key) !== watched) return;
+      this.watched.delete(key);
       void watched.subscription.close();
     };
     try {
@@ -113,30 +156,42 @@ export class ChildEventSource implements SubscriptionEventSource {
     return release;
   }
 
-  private open(uri: string): Watched {
-    const subscription = this.child().listen({ resourceSubscriptions: [uri] });
+  /**
+   * Subscribes on the child for one uri or task id (`filter` names it); `event` turns what
+   * the stream brings into the event to publish.
+   */
+  private open(
+    key: string,
+    what: string,
+    filter: SubscriptionFilter,
+    event: (notification: SubscriptionNotification) => SubscriptionEvent | undefined,
+  ): Watched {
+    const subscription = this.child().listen(filter);
     const ready = subscription.acknowledged.then((honoured) => {
-      if (!honoured.resourceSubscriptions?.includes(uri)) {
+      const granted = filter.taskIds
+        ? honoured.taskIds?.includes(what)
+        : honoured.resourceSubscriptions?.includes(what);
+      if (!granted) {
         // Not -32601: legacy Streamable HTTP answers that with 404, which reads "session gone".
         throw new JsonRpcError(
           ErrorCode.InvalidParams,
-          `the server behind this gateway offers no subscription to ${uri}`,
-          { uri },
+          `the server behind this gateway offers no subscription to ${what}`,
+          filter.taskIds ? { taskId: what } : { uri: what },
         );
       }
     });
-    const entry: Watched = { subscription, ready, count: 0 };
-    this.watched.set(uri, entry);
+    const entry: Watched = { subscription, what, ready, count: 0 };
+    this.watched.set(key, entry);
     const forget = () => {
-      if (this.watched.get(uri) === entry) this.watched.delete(uri);
+      if (this.watched.get(key) === entry) this.watched.delete(key);
     };
     ready.catch(() => {
       forget();
       void subscription.close();
     });
     void this.pump(subscription, (notification) => {
-      if (notification.method !== "notifications/resources/updated") return;
-      if (notification.params.uri === uri) this.publish({ type: "resourceUpdated", uri });
+      const published = event(notification);
+      if (published) this.publish(published);
     }).then(forget); // a stream the child ended: the next watcher opens a fresh one
     return entry;
   }

@@ -14,7 +14,7 @@ import { type ParsedArgs, parseArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child-env.js";
 import { CliError, UsageError } from "./errors.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
-import { GatewayServer } from "./gateway-server.js";
+import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 import { AUTH_OPTIONS, httpAuthProvider } from "./http-auth.js";
@@ -37,6 +37,9 @@ goes to the client whose call it is making, its call held open across a modern c
 rounds; a roots/list that no call waits on is answered with an empty list. GET /healthz (no
 token needed; Host and Origin checked) answers 200 {"status":"ok",pid,era,restarts,uptimeSeconds}
 while the child runs and has answered its handshake, 503 {"status":"restarting"|"down",…} else.
+A request's _meta reaches the child but for the protocol's own keys (trace context, extension
+and vendor keys pass); the child's extensions are offered in both eras, and the tasks extension
+is relayed, each task answered only to the client that made it.
 
 Options:
   --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise;
@@ -208,6 +211,10 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     era,
     requestTimeoutMs: timeoutMs,
     cache: false,
+    // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
+    // the tasks extension here is for the gateway's own listens for task status.
+    capabilities: CHILD_CLIENT_CAPABILITIES,
+    tasks: true,
     handlers: {
       elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
       sampling: (params, context) => server!.childHandlers().sampling!(params, context),

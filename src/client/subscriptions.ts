@@ -222,5 +222,6 @@ function copyFilter(filter: SubscriptionFilter): SubscriptionFilter {
   if (Array.isArray(filter.resourceSubscriptions)) {
     copy.resourceSubscriptions = [...filter.resourceSubscriptions];
   }
+  if (Array.isArray(filter.taskIds)) copy.taskIds = [...filter.taskIds];
   return copy;
 }

@@ -39,8 +39,15 @@ export interface SubscriptionEventSource {
    */
   watch?(uri: string, signal?: AbortSignal): Promise<() => void>;
   /**
-   * With watch(): the most uris one listen stream may ask for. Each watch may cost the source
-   * real resources (a gateway's subscription on its child), so more is refused with -32602.
+   * Optional, the same for a listen stream's `taskIds` (the tasks extension): a stream whose
+   * principal has the owner key `owner` (taskOwner) wants notifications/tasks for `taskId`. A
+   * rejection leaves the id out of the acknowledgement.
+   */
+  watchTask?(taskId: string, owner: string, signal?: AbortSignal): Promise<() => void>;
+  /**
+   * With watch(): the most uris (and, with watchTask(), task ids) one listen stream may ask
+   * for. Each watch may cost the source real resources (a gateway's subscription on its
+   * child), so more is refused with -32602.
    */
   readonly maxWatchesPerSubscriber?: number;
   /**
@@ -168,32 +175,22 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   }
   const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };
   const releases: Array<() => void> = [];
-  if (source.watch && filter.resourceSubscriptions?.length) {
+  const watch = source.watch?.bind(source);
+  const watchTask = source.watchTask?.bind(source);
+  // Both checked before anything is set up, so that a refusal leaves nothing behind.
+  if (watch) checkWatchLimit(filter.resourceSubscriptions, "resource subscriptions", source);
+  if (watchTask) checkWatchLimit(filter.taskIds, "task ids", source);
+  if (watch && filter.resourceSubscriptions?.length) {
     const uris = filter.resourceSubscriptions;
-    const limit = source.maxWatchesPerSubscriber;
-    if (limit !== undefined && uris.length > limit) {
-      throw new InvalidParamsError(
-        `subscriptions/listen asks for ${uris.length} resource subscriptions; this server allows at most ${limit} per stream`,
-        { limit },
-      );
-    }
-    // The acknowledgement must only promise what will flow: uris the source refused are left out.
-    const watch = source.watch.bind(source);
-    const watching = uris.map((uri) => watch(uri, signal));
-    const outcomes = await settledUnlessAborted(watching, signal);
-    if (outcomes === undefined) {
-      // The stream ended first (and ends below): nothing it set up may outlive it, however late
-      // that arrives.
-      for (const pending of watching) pending.then((stop) => stop(), ignore);
-    } else {
-      const kept: string[] = [];
-      outcomes.forEach((outcome, index) => {
-        if (outcome.status !== "fulfilled") return;
-        releases.push(outcome.value);
-        kept.push(uris[index]!);
-      });
-      filter = { ...filter, resourceSubscriptions: kept };
-    }
+    const kept = await watchEach(uris, signal, releases, (uri) => watch(uri, signal));
+    if (kept) filter = { ...filter, resourceSubscriptions: kept };
+  }
+  if (watchTask && filter.taskIds?.length && !signal.aborted) {
+    const owner = inputs.owner ?? "";
+    const kept = await watchEach(filter.taskIds, signal, releases, (taskId) =>
+      watchTask(taskId, owner, signal),
+    );
+    if (kept) filter = { ...filter, taskIds: kept };
   }
   const release = () => {
     for (const stop of releases.splice(0)) stop();
@@ -236,6 +233,49 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
       { once: true },
     );
   });
+}
+
+/** Each watch may cost the source real resources: more than it allows per stream is -32602. */
+function checkWatchLimit(
+  items: string[] | undefined,
+  what: string,
+  source: SubscriptionEventSource,
+): void {
+  const limit = source.maxWatchesPerSubscriber;
+  if (items && limit !== undefined && items.length > limit) {
+    throw new InvalidParamsError(
+      `subscriptions/listen asks for ${items.length} ${what}; this server allows at most ${limit} per stream`,
+      { limit },
+    );
+  }
+}
+
+/**
+ * Starts a watch per item and returns the items being watched, their release functions added
+ * to `releases`; undefined when the stream ended meanwhile. The acknowledgement must only
+ * promise what will flow, so items the source refused are left out.
+ */
+async function watchEach(
+  items: string[],
+  signal: AbortSignal,
+  releases: Array<() => void>,
+  watch: (item: string) => Promise<() => void>,
+): Promise<string[] | undefined> {
+  const watching = items.map(watch);
+  const outcomes = await settledUnlessAborted(watching, signal);
+  if (outcomes === undefined) {
+    // The stream ended first (and ends below): nothing it set up may outlive it, however late
+    // that arrives.
+    for (const pending of watching) pending.then((stop) => stop(), ignore);
+    return undefined;
+  }
+  const kept: string[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status !== "fulfilled") return;
+    releases.push(outcome.value);
+    kept.push(items[index]!);
+  });
+  return kept;
 }
 
 /** Every watch's outcome, or undefined as soon as `signal` aborts. */
