@@ -15,6 +15,7 @@ import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child
 import { CliError, UsageError } from "./errors.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
+import { childStartFailure, StartupStderr } from "./gateway-start.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 import { AUTH_OPTIONS, httpAuthProvider } from "./http-auth.js";
@@ -184,6 +185,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     inheritEnv: flagEnv.inheritEnv,
   };
   if (verbose) logLine(describeEnvironment(childEnv));
+  const childStderr = new StartupStderr((text) => writeErrChunk(prefixLines("[child] ", text)));
 
   const supervised = new SupervisedStdioTransport({
     command: command!,
@@ -193,14 +195,15 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     cwd: fromConfig?.cwd,
     stderr: "pipe",
     // The child's logs are the operator's logs: keep them, marked as the child's.
-    onStderr: (text) => writeErrChunk(prefixLines("[child] ", text)),
+    onStderr: (text) => childStderr.chunk(text),
   });
   // Restarts are always worth a line; the messages themselves only with --verbose.
   const transport: Transport = new WireLogTransport(
     supervised,
     (line) => {
-      // Closing is the normal end (or told better by the error that caused it).
-      if (line === "-- closed" && !verbose) return;
+      // Closing is the normal end (or told better by the error that caused it), and a child
+      // lost while starting is told once, by the failure.
+      if ((line === "-- closed" || childStderr.starting) && !verbose) return;
       logLine(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line);
     },
     { messages: verbose },
@@ -228,8 +231,9 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     await client.connect(transport);
   } catch (error) {
     await supervised.close();
-    throw error;
+    throw childStartFailure(error, childStderr);
   }
+  childStderr.started();
   server = new GatewayServer(() => client, {
     serverInfo: {
       name: "mcpwire-gateway",

@@ -21,7 +21,7 @@ import {
   SERVER_EVERYTHING,
   startGateway,
 } from "./gateway-run.js";
-import { stop, waitFor } from "./run-cli.js";
+import { runCli, stop, waitFor } from "./run-cli.js";
 
 const MODERN: ClientOptions = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
 const ROOT = { uri: "file:///work/project", name: "project" };
@@ -196,5 +196,32 @@ describe("gateway log: a real failure", () => {
     } finally {
       await stop(run.gateway);
     }
+  });
+});
+
+describe("gateway log: a child that dies at start", () => {
+  it("is told in one line, then the child's last stderr lines once, made printable", async () => {
+    const script = 'process.stderr.write("boom \\x1b[31mred\\x1b[0m\\nline2\\n"); process.exit(3)';
+    const run = await runCli(["gateway", "--", process.execPath, "-e", script]);
+    assert.equal(run.code, 1);
+    const lines = run.stderr.split("\n").filter((line) => line !== "");
+    assert.equal(lines.length, 3, run.stderr);
+    assert.match(
+      lines[0]!,
+      /^mcpwire: the child ended before it answered: MCP server "\S+" \(pid \d+\) exited with code 3; its stderr ended with:$/,
+    );
+    assert.deepEqual(lines.slice(1), ["  boom \\x1b[31mred\\x1b[0m", "  line2"]);
+    assert.ok(!run.stderr.includes("\u001b"), "no raw escape reaches the terminal");
+  });
+
+  it("is one line when the command cannot start at all", async () => {
+    const run = await runCli(["gateway", "--", "no-such-command-for-the-gateway"]);
+    assert.equal(run.code, 1);
+    assert.deepEqual(
+      run.stderr.split("\n").filter((line) => line !== ""),
+      [
+        'mcpwire: could not start MCP server "no-such-command-for-the-gateway": spawn no-such-command-for-the-gateway ENOENT',
+      ],
+    );
   });
 });
