@@ -39,6 +39,9 @@ describe("introspection verifier", () => {
   });
 
   const exp = () => Math.floor(Date.now() / 1000) + 300;
+  function soon(seconds: number): number {
+    return Math.floor(Date.now() / 1000) + seconds;
+  }
 
   it("an active token for this resource gets in, with its subject, client and scopes", async () => {
     as.introspection.set("opaque-good", {
@@ -64,6 +67,18 @@ describe("introspection verifier", () => {
     ["a token naming no audience", { active: true }, /audience/],
     ["a token from another issuer", { active: true, aud: "@", iss: "http://127.0.0.1:1" }, /iss/],
     ["an expired token", { active: true, aud: "@", exp: 1_000 }, /expired/],
+    [
+      "an answer whose exp is a string",
+      { active: true, aud: "@", exp: "9999999999" },
+      /exp is not a number/,
+    ],
+    [
+      "an answer whose nbf is not a number",
+      { active: true, aud: "@", nbf: [1] },
+      /nbf is not a number/,
+    ],
+    ["a token not valid for an hour yet (nbf)", { active: true, aud: "@", nbf: soon(3600) }, /nbf/],
+    ["a token issued an hour from now (iat)", { active: true, aud: "@", iat: soon(3600) }, /iat/],
   ];
   for (const [what, answer, reason] of refused) {
     it(`refuses ${what} with 401 invalid_token`, async () => {
@@ -83,12 +98,81 @@ describe("introspection verifier", () => {
     assert.equal((await callTool(rs.url, "whoami", "Bearer never-issued")).status, 401);
   });
 
+  it("asks again on every request about a token whose answer has no exp (maxCacheMs not set)", async () => {
+    as.introspection.set("opaque-no-exp", { active: true, aud: rs.url, sub: "d" });
+    const before = as.hits.get("/introspect") ?? 0;
+    for (let i = 0; i < 2; i++)
+      assert.equal((await callTool(rs.url, "whoami", "Bearer opaque-no-exp")).status, 200);
+    assert.equal(as.hits.get("/introspect"), before + 2);
+  });
+
   it("introspects a token once while its answer is fresh", async () => {
     as.introspection.set("opaque-once", { active: true, aud: rs.url, sub: "c", exp: exp() });
     const before = as.hits.get("/introspect") ?? 0;
     for (let i = 0; i < 3; i++)
       assert.equal((await callTool(rs.url, "whoami", "Bearer opaque-once")).status, 200);
     assert.equal(as.hits.get("/introspect"), before + 1);
+  });
+});
+
+describe("how long an introspection answer is trusted", () => {
+  let as: JwtIssuer;
+  before(async () => {
+    as = await startJwtIssuer();
+  });
+  after(() => as.close());
+
+  const protectedBy = (maxCacheMs?: number) =>
+    startProtected({
+      issuer: as.issuer,
+      verifier: tokenIntrospection({
+        issuer: as.issuer,
+        clientId: as.introspectionClient.id,
+        clientSecret: as.introspectionClient.secret,
+        ...(maxCacheMs === undefined ? {} : { maxCacheMs }),
+      }),
+    });
+
+  it("a revoked token is refused once maxCacheMs has passed", async () => {
+    const rs = await protectedBy(300);
+    try {
+      const exp = Math.floor(Date.now() / 1000) + 3600;
+      as.introspection.set("revoked-later", { active: true, aud: rs.url, sub: "e", exp });
+      assert.equal((await callTool(rs.url, "whoami", "Bearer revoked-later")).status, 200);
+      as.introspection.set("revoked-later", { active: false });
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal((await callTool(rs.url, "whoami", "Bearer revoked-later")).status, 401);
+    } finally {
+      await rs.close();
+    }
+  });
+
+  it("an answer is never trusted past the token's exp, however long maxCacheMs is", async () => {
+    const rs = await protectedBy(600_000);
+    try {
+      const exp = Math.floor(Date.now() / 1000) + 2;
+      as.introspection.set("short-lived", { active: true, aud: rs.url, sub: "f", exp });
+      const before = as.hits.get("/introspect") ?? 0;
+      assert.equal((await callTool(rs.url, "whoami", "Bearer short-lived")).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 50));
+      assert.equal((await callTool(rs.url, "whoami", "Bearer short-lived")).status, 401);
+      assert.equal(as.hits.get("/introspect"), before + 2);
+    } finally {
+      await rs.close();
+    }
+  });
+
+  it("an answer without exp is remembered when maxCacheMs is set", async () => {
+    const rs = await protectedBy(600_000);
+    try {
+      as.introspection.set("no-exp-cached", { active: true, aud: rs.url, sub: "g" });
+      const before = as.hits.get("/introspect") ?? 0;
+      for (let i = 0; i < 2; i++)
+        assert.equal((await callTool(rs.url, "whoami", "Bearer no-exp-cached")).status, 200);
+      assert.equal(as.hits.get("/introspect"), before + 1);
+    } finally {
+      await rs.close();
+    }
   });
 });
 

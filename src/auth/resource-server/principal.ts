@@ -41,6 +41,11 @@ export interface VerifiedToken {
   /** RFC 9449 / RFC 8705 confirmation: `cnf.jkt` binds the token to a DPoP key. */
   readonly jkt?: string | undefined;
   readonly claims: Readonly<Record<string, unknown>>;
+  /**
+   * Longest this verdict may be remembered (ms), within the verifier's `maxCacheMs` and the
+   * token's expiry; 0: not at all.
+   */
+  readonly maxCacheMs?: number | undefined;
 }
 
 export function principalOf(token: VerifiedToken, fallbackKey: () => string): AccessTokenPrincipal {

@@ -12,7 +12,12 @@ import { type ChallengeError, challengeResponse, unavailableResponse } from "./c
 import { checkServerUrl } from "./config-checks.js";
 import { DpopChecker, type DpopOptions, InvalidProofError } from "./dpop.js";
 import { jwtAccessTokens } from "./jwt-verifier.js";
-import { type AccessTokenPrincipal, InvalidTokenError, principalOf } from "./principal.js";
+import {
+  type AccessTokenPrincipal,
+  InvalidTokenError,
+  principalOf,
+  type VerifiedToken,
+} from "./principal.js";
 import { TokenCache } from "./token-cache.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -250,7 +255,7 @@ class ProtectedResource implements ResourceGuard {
       const principal = principalOf(verified, () =>
         createHash("sha256").update(token).digest("base64url"),
       );
-      return this.remember(token, principal, verified.jkt);
+      return this.remember(token, principal, verified);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
         return this.challenge(this.required, "invalid_token", error.message);
@@ -263,15 +268,17 @@ class ProtectedResource implements ResourceGuard {
   private remember(
     token: string,
     principal: AccessTokenPrincipal,
-    jkt: string | undefined,
+    verified: VerifiedToken,
   ): Cached {
     const now = Date.now();
     const limit =
-      this.verifier.maxCacheMs === undefined
-        ? Number.POSITIVE_INFINITY
-        : now + this.verifier.maxCacheMs;
+      now +
+      Math.min(
+        this.verifier.maxCacheMs ?? Number.POSITIVE_INFINITY,
+        verified.maxCacheMs ?? Number.POSITIVE_INFINITY,
+      );
     const until = Math.min(principal.expiresAt ?? limit, limit);
-    const entry: Cached = { principal, jkt };
+    const entry: Cached = { principal, jkt: verified.jkt };
     if (Number.isFinite(until) && until > now) this.cache.set(token, entry, until);
     return entry;
   }
