@@ -23,9 +23,9 @@
  */
 import { McpServer } from "../src/server/mcp-server.js";
 import type { McpServerOptions } from "../src/server/server-core.js";
-import { serveStdio } from "../src/server/stdio.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
 import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
+import { serveStdio } from "../src/transports/stdio/serve.js";
 import { registerPrompts, registerResources } from "./everything-server/catalog.js";
 import { registerDiagnosticTools } from "./everything-server/diagnostics.js";
 import { registerTaskTools } from "./everything-server/tasks.js";

@@ -17,7 +17,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { McpServer } from "../src/server/mcp-server.js";
-import { serveStdio } from "../src/server/stdio.js";
+import { serveStdio } from "../src/transports/stdio/serve.js";
 
 const COLORS = ["red", "green", "blue", "cyan", "magenta", "yellow", "black", "white"];
 const NAMES = ["Ada", "Alan", "Grace", "Barbara", "Edsger", "Margaret"];

@@ -1,11 +1,11 @@
 import type { JsonRpcId, JsonRpcMessage } from "../jsonrpc/types.js";
-import { printableLine } from "../text/printable.js";
 import type {
   CloseInfo,
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../transports/transport.js";
+} from "../protocol/transport.js";
+import { printableLine } from "../text/printable.js";
 
 /**
  * Watches a stdio server's stdout until the handshake is done: the first line that is not

@@ -1,4 +1,5 @@
 import { McpClient } from "../client/mcp-client.js";
+import type { Transport } from "../protocol/transport.js";
 import { DEFAULT_HEALTH_PATH } from "../transports/http/health.js";
 import { serveHttp } from "../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../transports/http/security.js";
@@ -9,7 +10,6 @@ import {
   type SocketTarget,
 } from "../transports/socket/target.js";
 import { SupervisedStdioTransport } from "../transports/stdio/supervisor.js";
-import type { Transport } from "../transports/transport.js";
 import { type ParsedArgs, parseArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "./child-env.js";
 import { CliError, UsageError } from "./errors.js";

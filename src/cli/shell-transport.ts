@@ -5,7 +5,7 @@ import type {
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../transports/transport.js";
+} from "../protocol/transport.js";
 
 interface RawWaiter {
   resolve(reply: JsonRpcMessage): void;

@@ -1,6 +1,7 @@
 import { McpClient } from "../client/mcp-client.js";
 import type { ClientHandlers } from "../client/types.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import type { Transport } from "../protocol/transport.js";
 import { printableLine } from "../text/printable.js";
 import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
@@ -8,7 +9,6 @@ import { endpointKey } from "../transports/http/client/era.js";
 import { connectSocket } from "../transports/socket/client.js";
 import { parseSocketTarget, type SocketTarget } from "../transports/socket/target.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
-import type { Transport } from "../transports/transport.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { DEFAULT_CONFIG, findServer, readServerConfig, type ServerEntry } from "./config-file.js";

@@ -4,7 +4,7 @@ import type {
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../transports/transport.js";
+} from "../protocol/transport.js";
 import { jsonText } from "./terminal.js";
 
 /**

@@ -9,8 +9,8 @@ import type {
 } from "../protocol/mcp-types.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { Session } from "../protocol/session.js";
+import type { Transport } from "../protocol/transport.js";
 import { type Era, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../protocol/versions.js";
-import type { Transport } from "../transports/transport.js";
 import { chooseModernVersion, discoverModern, probeEra } from "./era-detection.js";
 import {
   legacyInitialize,

@@ -10,8 +10,8 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
+import type { Transport } from "../protocol/transport.js";
 import type { Era } from "../protocol/versions.js";
-import type { Transport } from "../transports/transport.js";
 
 /** What a handler for a server-to-client request gets besides the params. */
 export interface ServerRequestContext {

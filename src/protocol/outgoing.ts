@@ -1,6 +1,6 @@
 import { JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/types.js";
-import type { SendOptions } from "../transports/transport.js";
+import type { SendOptions } from "./transport.js";
 
 export interface Progress {
   progress: number;

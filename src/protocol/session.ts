@@ -9,6 +9,8 @@ import type {
   JsonRpcResponse,
 } from "../jsonrpc/types.js";
 import { printableLine } from "../text/printable.js";
+import { LazyAbort } from "./lazy-abort.js";
+import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type {
   CloseInfo,
   FrameError,
@@ -16,9 +18,7 @@ import type {
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../transports/transport.js";
-import { LazyAbort } from "./lazy-abort.js";
-import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
+} from "./transport.js";
 
 export type { RequestOptions } from "./outgoing.js";
 

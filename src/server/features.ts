@@ -1,5 +1,6 @@
 import { ErrorCode, InternalError, InvalidParamsError, JsonRpcError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { scanHeaderAnnotations, X_MCP_HEADER } from "../protocol/header-annotations.js";
 import type {
   CacheHint,
   CallToolResult,
@@ -13,7 +14,6 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
-import { scanHeaderAnnotations, X_MCP_HEADER } from "../transports/http/header-annotations.js";
 import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";

@@ -10,9 +10,9 @@ import type {
 } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { SessionOptions } from "../protocol/session.js";
+import type { Transport } from "../protocol/transport.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
 import { LogThrottle } from "../text/log-throttle.js";
-import type { Transport } from "../transports/transport.js";
 import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
 import { checkClusterSecret } from "./cluster-check.js";
 import { ServerConnection } from "./connection.js";

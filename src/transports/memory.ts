@@ -6,7 +6,12 @@
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
-import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "./transport.js";
+import type {
+  CloseInfo,
+  SendOptions,
+  Transport,
+  TransportReceiver,
+} from "../protocol/transport.js";
 
 export interface MemoryPairOptions {
   /**

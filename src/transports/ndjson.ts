@@ -7,7 +7,7 @@ import type { Writable } from "node:stream";
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
-import type { FrameError } from "./transport.js";
+import type { FrameError } from "../protocol/transport.js";
 
 /** 32 MiB: generous for real payloads, small enough that one bad peer cannot exhaust memory. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 32 * 1024 * 1024;

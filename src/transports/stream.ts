@@ -1,13 +1,13 @@
 import type { Readable, Writable } from "node:stream";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../protocol/transport.js";
 import {
   NdjsonDecoder,
   type NdjsonDecoderOptions,
   NdjsonWriter,
   type StreamWrite,
 } from "./ndjson.js";
-import type { CloseInfo, Transport, TransportReceiver } from "./transport.js";
 
 export interface StreamTransportOptions extends NdjsonDecoderOptions {
   /**

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
+import type { CloseInfo } from "../../src/protocol/transport.js";
 import { ServerExitedError, StdioClientTransport } from "../../src/transports/stdio/client.js";
-import type { CloseInfo } from "../../src/transports/transport.js";
 import { CLI, type CliRun, runCli } from "./run-cli.js";
 
 const CRASHING = new URL("../fixtures/crashing-server.js", import.meta.url).pathname;

@@ -11,8 +11,8 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../../src/jsonrpc/types.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
-import type { Transport } from "../../src/transports/transport.js";
 
 /** What to do with a request: reply, stay silent, or hang up. */
 export type Reply = { result: JsonObject } | { error: JsonRpcErrorObject } | "silence" | "close";

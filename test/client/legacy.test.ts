@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../../src/transports/transport.js";
 import { errorReply, FakeServer, fakePair, initializeResult, until } from "./fake-server.js";
 
 const clientInfo = { name: "test-client", version: "0.0.1" };

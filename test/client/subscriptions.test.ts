@@ -4,8 +4,8 @@ import { setTimeout as delay } from "node:timers/promises";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { Subscription, SubscriptionNotification } from "../../src/client/subscription.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
-import type { Transport } from "../../src/transports/transport.js";
 import { buildSubscriptionServer } from "../fixtures/subscriptions-server.js";
 
 const SUB_ID = "io.modelcontextprotocol/subscriptionId";

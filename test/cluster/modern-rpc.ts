@@ -1,6 +1,7 @@
 /** Modern (2026-07-28) requests over HTTP to one chosen instance, for cluster tests. */
+
+import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
-import { encodeHeaderValue } from "../../src/transports/http/headers.js";
 import { meta, parseSse, post, type Wire } from "../transports/http/http-helpers.js";
 
 /** What the cluster tests' client declares: elicitation and the tasks extension. */

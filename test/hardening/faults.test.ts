@@ -10,13 +10,13 @@ import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import type { SendOptions, Transport, TransportReceiver } from "../../src/protocol/transport.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { listenSocket } from "../../src/transports/socket/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { SupervisedStdioTransport } from "../../src/transports/stdio/supervisor.js";
-import type { SendOptions, Transport, TransportReceiver } from "../../src/transports/transport.js";
 import { isAlive } from "../helpers/stdio-rpc.js";
 import { EXAMPLE_SERVER, MODERN_META, RawStdioServer } from "./raw-stdio.js";
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import {
@@ -16,7 +17,6 @@ import {
   type SocketListener,
 } from "../../src/transports/socket/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
-import type { Transport } from "../../src/transports/transport.js";
 import { EXAMPLE_SERVER } from "./raw-stdio.js";
 
 const REQUESTS = 10_000;

@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import type { Transport } from "../../src/protocol/transport.js";
 import type { McpServer } from "../../src/server/mcp-server.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { connectSocket, listenSocket } from "../../src/transports/socket/index.js";
-import type { Transport } from "../../src/transports/transport.js";
 
 /** Serves `server` over some transport and returns the client's end of it. */
 export type Connector = (

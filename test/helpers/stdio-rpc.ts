@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId, JsonRpcMessage } from "../../src/jsonrpc/types.js";
-import type { CloseInfo, Transport } from "../../src/transports/transport.js";
+import type { CloseInfo, Transport } from "../../src/protocol/transport.js";
 
 interface Pending {
   resolve(result: JsonObject): void;

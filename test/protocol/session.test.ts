@@ -5,9 +5,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { Session, type SessionOptions } from "../../src/protocol/session.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { StreamTransport } from "../../src/transports/stream.js";
-import type { Transport } from "../../src/transports/transport.js";
 
 function linkedSessions(serverOptions: SessionOptions = {}, clientOptions: SessionOptions = {}) {
   const [a, b] = createMemoryPair();

@@ -8,8 +8,8 @@ import { after, before, describe, it } from "node:test";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { McpServer } from "../../src/server/index.js";
-import type { Transport } from "../../src/transports/transport.js";
 import { tcpConnector } from "../helpers/connectors.js";
 
 const meta = {

@@ -82,7 +82,7 @@ describe("a file:// template read through resolveInside, on the wire", () => {
         { uri, text: await readFile(resolveInside(docs, variables.path!), "utf8") },
       ],
     );
-    let transport: import("../../src/transports/transport.js").Transport;
+    let transport: import("../../src/protocol/transport.js").Transport;
     ({ transport, cleanup } = await tcpConnector(server));
     client = new Session(transport);
     client.start();

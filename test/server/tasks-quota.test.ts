@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { InMemoryTaskStore } from "../../src/server/tasks/memory-store.js";
 import {
@@ -14,7 +15,6 @@ import {
   TaskStoreFullError,
 } from "../../src/server/tasks/store.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
-import { encodeHeaderValue } from "../../src/transports/http/headers.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { legacyClient, WITH_TASKS } from "./tasks-helpers.js";
 

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
-import { createMemoryPair } from "../../src/transports/memory.js";
 import type {
   CloseInfo,
   FrameError,
   Transport,
   TransportReceiver,
-} from "../../src/transports/transport.js";
+} from "../../src/protocol/transport.js";
+import { createMemoryPair } from "../../src/transports/memory.js";
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;

@@ -3,6 +3,7 @@ import { Writable } from "node:stream";
 import { describe, it } from "node:test";
 import { ErrorCode, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import type { FrameError } from "../../src/protocol/transport.js";
 import {
   DEFAULT_MAX_MESSAGE_SIZE,
   encodeMessage,
@@ -10,7 +11,6 @@ import {
   type NdjsonDecoderOptions,
   NdjsonWriter,
 } from "../../src/transports/ndjson.js";
-import type { FrameError } from "../../src/transports/transport.js";
 
 function collect(options?: NdjsonDecoderOptions) {
   const messages: JsonRpcMessage[] = [];

@@ -8,6 +8,7 @@ import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResultResponse } from "../../src/jsonrpc/types.js";
 import { isRequest } from "../../src/jsonrpc/types.js";
+import type { FrameError, TransportReceiver } from "../../src/protocol/transport.js";
 import {
   connectSocket,
   listenSocket,
@@ -15,7 +16,6 @@ import {
   type SocketTarget,
   type SocketTransport,
 } from "../../src/transports/socket/index.js";
-import type { FrameError, TransportReceiver } from "../../src/transports/transport.js";
 
 const WAIT_MS = 15_000;
 

@@ -7,9 +7,10 @@
 import { type ClassifyFailure, errorResponseFor } from "../../jsonrpc/classify.js";
 import { ErrorCode, type JsonRpcError } from "../../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
+import type { HeaderSource } from "../../protocol/http-headers.js";
 import { META } from "../../protocol/meta.js";
+import type { MessageContext } from "../../protocol/transport.js";
 import type { McpServer } from "../../server/mcp-server.js";
-import type { MessageContext } from "../transport.js";
 import {
   Exchange,
   jsonReply,
@@ -18,7 +19,6 @@ import {
   statusForError,
 } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";
-import type { HeaderSource } from "./headers.js";
 import { LegacyHandler } from "./legacy/legacy-handler.js";
 import {
   acceptsBoth,

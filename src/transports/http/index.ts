@@ -3,8 +3,7 @@
  *
  * @module mcpwire/transports/http
  */
-export * from "./client/index.js";
-export type { ResponseMode } from "./exchange.js";
+
 export {
   type AnnotationScan,
   type HeaderAnnotation,
@@ -12,7 +11,7 @@ export {
   scanHeaderAnnotations,
   valueAtPath,
   X_MCP_HEADER,
-} from "./header-annotations.js";
+} from "../../protocol/header-annotations.js";
 export {
   type DecodeResult,
   decodeHeaderValue,
@@ -22,7 +21,9 @@ export {
   PARAM_HEADER_PREFIX,
   paramHeaderName,
   paramHeaderValue,
-} from "./headers.js";
+} from "../../protocol/http-headers.js";
+export * from "./client/index.js";
+export type { ResponseMode } from "./exchange.js";
 export type { HealthOptions, HealthReport } from "./health.js";
 export {
   AppendConflict,

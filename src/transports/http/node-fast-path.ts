@@ -9,10 +9,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseMessage } from "../../jsonrpc/classify.js";
 import { ErrorCode } from "../../jsonrpc/errors.js";
-import type { MessageContext } from "../transport.js";
+import { HEADER, type HeaderSource } from "../../protocol/http-headers.js";
+import type { MessageContext } from "../../protocol/transport.js";
 import { type HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import type { EventSink, PlainReply, ReplySink } from "./exchange.js";
-import { HEADER, type HeaderSource } from "./headers.js";
 import { NodeEventStream } from "./node-event-stream.js";
 import { NodePostTarget } from "./node-legacy.js";
 import { flatHeaders, writePlain, writeResponse } from "./node-response.js";

@@ -13,16 +13,16 @@ import {
   UnsupportedProtocolVersionError,
 } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest } from "../../jsonrpc/types.js";
-import { META } from "../../protocol/meta.js";
-import { isLegacyVersion } from "../../protocol/versions.js";
-import { scanHeaderAnnotations, valueAtPath } from "./header-annotations.js";
+import { scanHeaderAnnotations, valueAtPath } from "../../protocol/header-annotations.js";
 import {
   decodeHeaderValue,
   HEADER,
   type HeaderSource,
   NAME_SOURCE,
   paramHeaderName,
-} from "./headers.js";
+} from "../../protocol/http-headers.js";
+import { META } from "../../protocol/meta.js";
+import { isLegacyVersion } from "../../protocol/versions.js";
 
 export interface RequestCheckContext {
   /** Versions this server speaks; anything else is -32022. */

@@ -3,7 +3,7 @@
  * HTTP endpoint. It lives in the core so that the endpoint can call it without loading jose or
  * oauth4webapi; the implementation is in the auth subpath.
  */
-import type { HeaderSource } from "./headers.js";
+import type { HeaderSource } from "../../protocol/http-headers.js";
 
 /** What the guard sees of a request: method, absolute URL and headers (no body). */
 export interface GuardedRequest {

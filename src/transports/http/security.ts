@@ -2,7 +2,7 @@
  * Host and Origin checks against DNS rebinding, and CORS for browser clients. Fail closed:
  * without configuration only loopback names pass, and an empty allowlist lets nothing through.
  */
-import { HEADER, type HeaderSource, PARAM_HEADER_PREFIX } from "./headers.js";
+import { HEADER, type HeaderSource, PARAM_HEADER_PREFIX } from "../../protocol/http-headers.js";
 
 export interface SecurityOptions {
   /**

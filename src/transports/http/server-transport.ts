@@ -19,7 +19,7 @@ import type {
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../transport.js";
+} from "../../protocol/transport.js";
 import type { Exchange, ExchangeOwner } from "./exchange.js";
 
 const SUBSCRIPTION_ID = META.subscriptionId;

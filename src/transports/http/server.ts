@@ -5,8 +5,8 @@
  */
 import { parseMessage } from "../../jsonrpc/classify.js";
 import { ErrorCode } from "../../jsonrpc/errors.js";
+import type { MessageContext } from "../../protocol/transport.js";
 import type { McpServer } from "../../server/mcp-server.js";
-import type { MessageContext } from "../transport.js";
 import { HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import { toResponse, WebReplySink } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";

@@ -1,8 +1,8 @@
 import type { Socket } from "node:net";
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+import type { SendOptions, TransportReceiver } from "../../protocol/transport.js";
 import { StreamTransport } from "../stream.js";
-import type { SendOptions, TransportReceiver } from "../transport.js";
 
 export interface SocketTransportOptions {
   /** Largest incoming line in bytes; see NdjsonDecoderOptions. */

@@ -4,9 +4,9 @@ import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../../protocol/transport.js";
 import { printable } from "../../text/printable.js";
 import { StreamTransport } from "../stream.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { childEnvironment } from "./env.js";
 import {
   signalTree,

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../../protocol/transport.js";
 import { StreamTransport } from "../stream.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
 import { redirectConsoleToStderr } from "./console-redirect.js";
 import { guardStdout, protocolWrite } from "./stdout-guard.js";
 

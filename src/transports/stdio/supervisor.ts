@@ -1,6 +1,6 @@
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../transport.js";
+import type { CloseInfo, Transport, TransportReceiver } from "../../protocol/transport.js";
 import { type StdioClientOptions, StdioClientTransport } from "./client.js";
 
 export interface RestartOptions {

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { McpClient } from "../../../src/client/mcp-client.js";
 import { JsonRpcError } from "../../../src/jsonrpc/errors.js";
+import { encodeHeaderValue } from "../../../src/protocol/http-headers.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { checkToolHeaders } from "../../../src/transports/http/client/mcp-headers-out.js";
-import { encodeHeaderValue } from "../../../src/transports/http/headers.js";
 import {
   type Captured,
   DISCOVER_RESULT,

@@ -8,12 +8,12 @@ import fc from "fast-check";
 import {
   paramHeadersFor,
   scanHeaderAnnotations,
-} from "../../../src/transports/http/header-annotations.js";
+} from "../../../src/protocol/header-annotations.js";
 import {
   decodeHeaderValue,
   encodeHeaderValue,
   paramHeaderValue,
-} from "../../../src/transports/http/headers.js";
+} from "../../../src/protocol/http-headers.js";
 
 describe("header value encoding", () => {
   it("follows the spec's examples", () => {

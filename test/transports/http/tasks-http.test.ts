@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { encodeHeaderValue } from "../../../src/protocol/http-headers.js";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import { TASKS_EXTENSION } from "../../../src/server/tasks/wire.js";
-import { encodeHeaderValue } from "../../../src/transports/http/headers.js";
 import { type ServedHttp, serveHttp } from "../../../src/transports/http/node-adapter.js";
 
 const VERSION = "2026-07-28";

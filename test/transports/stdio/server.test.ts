@@ -4,8 +4,8 @@ import { PassThrough, Writable } from "node:stream";
 import { afterEach, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonRpcMessage } from "../../../src/jsonrpc/types.js";
+import type { CloseInfo, TransportReceiver } from "../../../src/protocol/transport.js";
 import { StdioServerTransport } from "../../../src/transports/stdio/server.js";
-import type { CloseInfo, TransportReceiver } from "../../../src/transports/transport.js";
 
 const FIXTURE = fileURLToPath(new URL("../../fixtures/server-echo.js", import.meta.url));
 const EIGHT_MB = 8 * 1024 * 1024;

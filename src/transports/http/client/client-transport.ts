@@ -23,8 +23,13 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../../../jsonrpc/types.js";
+import type {
+  CloseInfo,
+  SendOptions,
+  Transport,
+  TransportReceiver,
+} from "../../../protocol/transport.js";
 import { printableLine } from "../../../text/printable.js";
-import type { CloseInfo, SendOptions, Transport, TransportReceiver } from "../../transport.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
 import { type HttpAuthProvider, type HttpAuthRequest, sendAuthorized } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";

@@ -1,12 +1,12 @@
 /**
  * The request metadata headers a modern Streamable HTTP client mirrors from the body
  * (2026-07-28 basic/transports/streamable-http.mdx, "Request Metadata"). The value encoding and
- * the `x-mcp-header` rules are shared with the server (../headers.ts, ../header-annotations.ts);
+ * the `x-mcp-header` rules are shared with the server (protocol/http-headers.ts, protocol/header-annotations.ts);
  * this file only decides which headers one outgoing request carries.
  */
 import type { JsonRpcRequest } from "../../../jsonrpc/types.js";
-import { scanHeaderAnnotations } from "../header-annotations.js";
-import { encodeHeaderValue, HEADER, NAME_SOURCE } from "../headers.js";
+import { scanHeaderAnnotations } from "../../../protocol/header-annotations.js";
+import { encodeHeaderValue, HEADER, NAME_SOURCE } from "../../../protocol/http-headers.js";
 
 /** `Mcp-Method` and, where the method has one, `Mcp-Name`. */
 export function standardHeaders(request: JsonRpcRequest): Record<string, string> {

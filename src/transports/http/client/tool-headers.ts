@@ -5,7 +5,7 @@
  * streamable-http.mdx, "Schema Extension": clients MUST exclude them, SHOULD warn).
  */
 import type { JsonObject } from "../../../jsonrpc/types.js";
-import { paramHeadersFor } from "../header-annotations.js";
+import { paramHeadersFor } from "../../../protocol/header-annotations.js";
 import { checkToolHeaders } from "./mcp-headers-out.js";
 
 export class ToolHeaderRegistry {

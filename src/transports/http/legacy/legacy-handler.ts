@@ -4,10 +4,10 @@
  * resumes) an SSE stream, DELETE ends the session, idle sessions expire.
  */
 import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
+import { HEADER, type HeaderSource } from "../../../protocol/http-headers.js";
+import type { MessageContext } from "../../../protocol/transport.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
 import type { McpServer } from "../../../server/mcp-server.js";
-import type { MessageContext } from "../../transport.js";
-import { HEADER, type HeaderSource } from "../headers.js";
 import type { HeaderPairs } from "../security.js";
 import type { ClusterMessage } from "./cluster.js";
 import { ClusterMember } from "./cluster-member.js";

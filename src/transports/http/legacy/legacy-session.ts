@@ -6,10 +6,10 @@
 import { randomFillSync, randomUUID } from "node:crypto";
 import { ErrorCode, isPlainObject, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../../jsonrpc/types.js";
+import { HEADER } from "../../../protocol/http-headers.js";
+import type { MessageContext } from "../../../protocol/transport.js";
 import type { ServerConnection } from "../../../server/connection.js";
 import type { McpServer } from "../../../server/mcp-server.js";
-import type { MessageContext } from "../../transport.js";
-import { HEADER } from "../headers.js";
 import type { HeaderPairs } from "../security.js";
 import { formatSseEvent, SseStream } from "../sse.js";
 import type { ClusterMessage, ClusterSessionRecord } from "./cluster.js";

@@ -18,7 +18,7 @@ import type {
   SendOptions,
   Transport,
   TransportReceiver,
-} from "../../transport.js";
+} from "../../../protocol/transport.js";
 import type { ResumableStream } from "./resumable-stream.js";
 import type { PostTarget } from "./stream-target.js";
 

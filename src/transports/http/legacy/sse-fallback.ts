@@ -7,8 +7,13 @@
 import { randomUUID } from "node:crypto";
 import { ErrorCode, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import type {
+  CloseInfo,
+  MessageContext,
+  Transport,
+  TransportReceiver,
+} from "../../../protocol/transport.js";
 import type { McpServer } from "../../../server/mcp-server.js";
-import type { CloseInfo, MessageContext, Transport, TransportReceiver } from "../../transport.js";
 import { jsonResponse } from "../exchange.js";
 import { DEFAULT_MAX_BACKLOG_BYTES, SseStream } from "../sse.js";
 

@@ -1,8 +1,5 @@
-import {
-  StdioServerTransport,
-  type StdioServerTransportOptions,
-} from "../transports/stdio/server.js";
-import type { McpServer } from "./mcp-server.js";
+import type { McpServer } from "../../server/mcp-server.js";
+import { StdioServerTransport, type StdioServerTransportOptions } from "./server.js";
 
 /**
  * Serves an McpServer on this process's stdin/stdout until stdin ends, a SIGTERM/SIGINT, or the

@@ -2,8 +2,8 @@
  * `x-mcp-header` annotations in a tool's inputSchema (2026-07-28, SEP-2243): which argument
  * values are mirrored into `Mcp-Param-{Name}` headers, and whether the annotations are valid.
  */
-import { isPlainObject } from "../../jsonrpc/errors.js";
-import { paramHeaderName, paramHeaderValue } from "./headers.js";
+import { isPlainObject } from "../jsonrpc/errors.js";
+import { paramHeaderName, paramHeaderValue } from "./http-headers.js";
 
 export const X_MCP_HEADER = "x-mcp-header";
 
