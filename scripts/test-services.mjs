@@ -108,7 +108,7 @@ export async function startPrivateRedis() {
     "/bin/sh",
     [
       "-c",
-      'exec redis-server "$@"',
+      'redis-server "$@" & pid=$!; read _ignored; kill "$pid" 2>/dev/null; wait "$pid"',
       "redis-guard",
       "--port",
       String(port),

@@ -4,10 +4,13 @@
  * gone afterwards, however the run ends.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { freePort } from "../helpers/free-port.js";
 
 const REPO = resolve(fileURLToPath(import.meta.url), "../../../..");
@@ -61,6 +64,30 @@ describe("npm test's services", { timeout: 30_000 }, () => {
     assert.ok(await services.redisAnswers(redis.url));
     await redis.stop();
     assert.ok(await answersWithin(redis.url, false, 2000), "the private Redis is gone");
+  });
+
+  it("stops before building anything when redis-server is missing and cannot be installed", async () => {
+    // A PATH with only node on it: no redis-server, and no apt-get to install one with.
+    const bin = await mkdtemp(join(tmpdir(), "mcpwire-path-"));
+    try {
+      await symlink(process.execPath, join(bin, "node"));
+      const env = { PATH: bin, HOME: process.env.HOME ?? bin };
+      const run = promisify(execFile)(process.execPath, [resolve(REPO, "scripts/test.mjs")], {
+        cwd: REPO,
+        env,
+      });
+      await assert.rejects(run, (error: { code: number; stdout: string; stderr: string }) => {
+        assert.equal(error.code, 1);
+        assert.equal(error.stdout, "");
+        assert.match(
+          error.stderr,
+          /^npm test: the tests need redis-server( and nginx)?; install (it|them) first \(on Debian: sudo apt-get install -y redis-server nginx-light\), then run npm test again\n$/,
+        );
+        return true;
+      });
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 
   it("takes its private Redis along when the test run is SIGKILLed", async () => {
