@@ -126,7 +126,12 @@ export class GatewayServer extends McpServer {
     const childEvents = new ChildEventSource(child, report, maxUrisPerStream, (taskId) =>
       relayedTasks.ownerOf(taskId),
     );
-    super({ ...serverOptions, subscriptionEvents: childEvents });
+    // The server's own cap on listen uris follows the gateway's (the server's default is 1,000).
+    const subscriptions =
+      maxUrisPerStream === undefined
+        ? serverOptions.subscriptions
+        : { maxUrisPerStream, ...serverOptions.subscriptions };
+    super({ ...serverOptions, subscriptionEvents: childEvents, subscriptions });
     this.child = child;
     this.childEvents = childEvents;
     this.relayedTasks = relayedTasks;

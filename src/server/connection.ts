@@ -5,7 +5,6 @@ import {
   isPlainObject,
   JsonRpcError,
   LocalError,
-  MissingRequiredClientCapabilityError,
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
@@ -18,11 +17,13 @@ import type { Transport } from "../protocol/transport.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { InitializedGate } from "./initialized-gate.js";
+import {
+  DEFAULT_MAX_URIS_PER_CONNECTION,
+  ListenUriCounter,
+  serveListenRequest,
+} from "./listen-request.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { LegacySessionView, ServerCore } from "./server-core.js";
-import { parseFilter, serveListen } from "./subscriptions.js";
-import { taskOwner } from "./tasks/owner.js";
-import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./tasks/wire.js";
 
 /** Methods the 2026-07-28 revision removed; a modern request for them gets -32601. */
 const REMOVED_IN_MODERN = new Set([
@@ -79,6 +80,8 @@ export class ServerConnection implements SessionDispatcher {
    * Made on first use: an idle legacy session should cost as little as possible.
    */
   private watches: Map<string, Promise<() => void>> | undefined;
+  /** Resource uris the open listen streams watch (made on the first listen). */
+  private listening: ListenUriCounter | undefined;
 
   constructor(core: ServerCore, transport: Transport) {
     this.core = core;
@@ -116,6 +119,11 @@ export class ServerConnection implements SessionDispatcher {
     return this.legacy ? "legacy" : undefined;
   }
 
+  /** Resource uris watched here right now: open listen streams and legacy subscriptions. */
+  get watchedUris(): number {
+    return (this.legacy?.subscriptions?.size ?? 0) + (this.listening?.total ?? 0);
+  }
+
   start(): void {
     this.session.start();
   }
@@ -132,6 +140,15 @@ export class ServerConnection implements SessionDispatcher {
   }
 
   private async subscribe(legacy: LegacyState, uri: string): Promise<void> {
+    const perConnection =
+      this.core.options.subscriptions?.maxUrisPerConnection ?? DEFAULT_MAX_URIS_PER_CONNECTION;
+    const subscribed = legacy.subscriptions?.size ?? 0;
+    if (!legacy.subscriptions?.has(uri) && subscribed >= perConnection) {
+      throw new InvalidParamsError(
+        `this session already has ${subscribed} resource subscriptions; this server allows at most ${perConnection}`,
+        { limit: perConnection },
+      );
+    }
     const source = this.core.subscriptionEvents;
     this.watches ??= new Map();
     const { watches } = this;
@@ -321,28 +338,8 @@ export class ServerConnection implements SessionDispatcher {
       );
     }
     if (method === "subscriptions/listen") {
-      // A stream, not a call: nothing request-scoped (progress, logs) ever travels on it.
-      const requested = parseFilter(params.notifications);
-      const served = core.capabilities("modern");
-      let owner: string | undefined;
-      if (requested.taskIds && served.extensions?.[TASKS_EXTENSION] !== undefined) {
-        // "MUST return" -32021 when task status is asked for without declaring the extension
-        // (extensions/tasks/tasks.md, Task Status Notifications).
-        if (!declaresTasks(capabilities as ClientCapabilities)) {
-          throw new MissingRequiredClientCapabilityError(tasksRequirement());
-        }
-        owner = taskOwner(context.transport.principal);
-      }
-      const result = await serveListen({
-        id: context.id,
-        requested,
-        capabilities: served,
-        owner,
-        source: core.subscriptionEvents,
-        notify: context.notify,
-        signal: context.signal,
-      });
-      return core.decorateModern(method, result);
+      this.listening ??= new ListenUriCounter();
+      return serveListenRequest(core, this.listening, params, capabilities, context);
     }
     // Only these methods may answer input_required; everywhere else input calls fail.
     const inputRound = INPUT_METHODS.has(method)

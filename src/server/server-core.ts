@@ -10,7 +10,7 @@ import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
-import type { SubscriptionEventSource } from "./subscriptions.js";
+import type { SubscriptionEventSource, SubscriptionLimits } from "./subscriptions.js";
 import type { TasksOptions } from "./tasks/manager.js";
 
 /** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
@@ -54,6 +54,8 @@ export interface McpServerOptions {
    * several server instances fan notifications out to each other's clients.
    */
   subscriptionEvents?: SubscriptionEventSource;
+  /** Caps on what clients may subscribe to (see SubscriptionLimits). */
+  subscriptions?: SubscriptionLimits;
   /**
    * The tasks extension (io.modelcontextprotocol/tasks), used by tools registered with
    * `task`: the task store and default ttlMs / pollIntervalMs.

@@ -83,10 +83,35 @@ export class InMemoryEventSource implements SubscriptionEventSource {
   }
 }
 
+/**
+ * What one client may subscribe to (McpServerOptions.subscriptions): every uri a stream or
+ * session watches costs memory for as long as it is open, and each event is matched against it.
+ */
+export interface SubscriptionLimits {
+  /**
+   * Most `resourceSubscriptions` (and, alike, `taskIds`) in one subscriptions/listen request;
+   * more is -32602 naming the cap. Default 1,000.
+   */
+  maxUrisPerStream?: number;
+  /**
+   * Most resource uris one connection watches at once: a legacy session's resources/subscribe,
+   * or the listen streams open on one connection. The modern HTTP endpoint is one connection
+   * for every client, so there it counts per principal (every anonymous client together).
+   * More is -32602 naming the cap. Default 10,000.
+   */
+  maxUrisPerConnection?: number;
+}
+
 const BOOLEAN_FIELDS = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"] as const;
 
-/** Reads `params.notifications`; a malformed filter is -32602. */
-export function parseFilter(value: unknown): SubscriptionFilter {
+/**
+ * Reads `params.notifications`; a malformed filter is -32602, and so is a list longer than
+ * `maxPerStream` (checked before anything is copied).
+ */
+export function parseFilter(
+  value: unknown,
+  maxPerStream = Number.POSITIVE_INFINITY,
+): SubscriptionFilter {
   if (!isPlainObject(value)) {
     throw new InvalidParamsError('subscriptions/listen needs a "notifications" filter object');
   }
@@ -100,6 +125,7 @@ export function parseFilter(value: unknown): SubscriptionFilter {
   }
   const uris = value.resourceSubscriptions;
   if (uris !== undefined) {
+    tooMany(uris, "resourceSubscriptions", maxPerStream);
     if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === "string")) {
       throw new InvalidParamsError("notifications.resourceSubscriptions must be a list of URIs");
     }
@@ -107,12 +133,22 @@ export function parseFilter(value: unknown): SubscriptionFilter {
   }
   const taskIds = value.taskIds;
   if (taskIds !== undefined) {
+    tooMany(taskIds, "taskIds", maxPerStream);
     if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === "string")) {
       throw new InvalidParamsError("notifications.taskIds must be a list of task ids");
     }
     filter.taskIds = [...new Set(taskIds as string[])];
   }
   return filter;
+}
+
+function tooMany(list: unknown, field: string, limit: number): void {
+  if (Array.isArray(list) && list.length > limit) {
+    throw new InvalidParamsError(
+      `subscriptions/listen asks for ${list.length} ${field}; this server allows at most ${limit} per stream`,
+      { limit },
+    );
+  }
 }
 
 const LIST_FLAG = {
