@@ -75,6 +75,7 @@ export {
   type VerifiedToken,
 } from "./resource-server/principal.js";
 export { type ProtectResourceOptions, protectResource } from "./resource-server/protect.js";
+export type { ScopeHierarchy } from "./resource-server/scope-hierarchy.js";
 export type { TokenVerifier } from "./resource-server/verifier.js";
 export {
   type RevocableToken,

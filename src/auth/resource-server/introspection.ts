@@ -13,6 +13,7 @@ import { checkServerUrl } from "./config-checks.js";
 import { IntrospectionGate } from "./introspection-gate.js";
 import { issuedInFuture } from "./jwt-verifier.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
+import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import type { TokenVerifier } from "./verifier.js";
 
 export interface IntrospectionOptions {
@@ -49,6 +50,8 @@ export interface IntrospectionOptions {
   /** Timeout of each request (ms). Default 5 s. */
   timeoutMs?: number;
   fetch?: typeof fetch;
+  /** Which scopes imply which (a broader one granting narrower ones). Default: exact matching. */
+  scopeHierarchy?: ScopeHierarchy;
 }
 
 export function tokenIntrospection(options: IntrospectionOptions): TokenVerifier {
@@ -59,6 +62,7 @@ export function tokenIntrospection(options: IntrospectionOptions): TokenVerifier
   const timeoutMs = options.timeoutMs ?? 5_000;
   const http = new AuthHttp(options.fetch, timeoutMs);
   const toleranceSec = options.clockToleranceSec ?? 5;
+  const implies = impliedScopesOf(options.scopeHierarchy);
   const gate = new IntrospectionGate({
     maxConcurrent: options.maxConcurrentRequests ?? 10,
     maxQueued: options.maxQueuedRequests ?? 1_000,
@@ -117,7 +121,7 @@ export function tokenIntrospection(options: IntrospectionOptions): TokenVerifier
       issuer,
       subject: optionalString(answer.sub),
       clientId: optionalString(answer.client_id),
-      scopes: scopesFrom(answer),
+      scopes: withImpliedScopes(scopesFrom(answer), implies),
       exp,
       jkt: optionalString(cnf?.jkt),
       claims: answer,

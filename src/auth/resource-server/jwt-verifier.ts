@@ -12,6 +12,7 @@ import { AuthHttp } from "../http.js";
 import { checkServerUrl } from "./config-checks.js";
 import { nodeGet } from "./node-get.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
+import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import type { TokenVerifier } from "./verifier.js";
 
 export interface JwtAccessTokenOptions {
@@ -36,6 +37,8 @@ export interface JwtAccessTokenOptions {
   timeoutMs?: number;
   /** How the metadata and the JWKS are fetched. Default: GETs over node:http/https (node-get.ts). */
   fetch?: typeof fetch;
+  /** Which scopes imply which (a broader one granting narrower ones). Default: exact matching. */
+  scopeHierarchy?: ScopeHierarchy;
 }
 
 const ASYMMETRIC = [
@@ -61,6 +64,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
   const algorithms = options.algorithms ?? ASYMMETRIC;
   const types = new Set((options.acceptedTypes ?? ["at+jwt"]).map(normalizeType));
   const toleranceSec = options.clockToleranceSec ?? 5;
+  const implies = impliedScopesOf(options.scopeHierarchy);
   let keys: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
 
   const keySet = async () => {
@@ -119,7 +123,7 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
         issuer,
         subject: optionalString(payload.sub),
         clientId: optionalString(payload.client_id) ?? optionalString(payload.azp),
-        scopes: scopesFrom(payload),
+        scopes: withImpliedScopes(scopesFrom(payload), implies),
         exp: payload.exp,
         jkt: optionalString(cnf?.jkt),
         claims: payload,

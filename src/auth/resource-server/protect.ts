@@ -18,6 +18,7 @@ import {
   principalOf,
   type VerifiedToken,
 } from "./principal.js";
+import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import { TokenCache } from "./token-cache.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -42,8 +43,15 @@ export interface ProtectResourceOptions {
   requiredScopes?: string[];
   /** Scopes a request of a given method needs, e.g. `{ "resources/read": ["files:read"] }`. */
   methodScopes?: Record<string, string[]>;
-  /** `scopes_supported` of the metadata. */
+  /** `scopes_supported` of the metadata (never `offline_access`: refresh tokens are no resource's business). */
   scopesSupported?: string[];
+  /**
+   * Which scopes imply which, e.g. `{ files: ["files:read", "files:write"] }` or a function:
+   * a token granted a broader scope passes checks for the narrower ones it implies (followed
+   * transitively; `context.principal.scopes` lists them all). Applied to whatever the verifier
+   * returns; the default verifier is given it too. Default: exact matching.
+   */
+  scopeHierarchy?: ScopeHierarchy;
   /** `resource_name` of the metadata. */
   resourceName?: string;
   /** More metadata fields (e.g. resource_documentation). */
@@ -86,6 +94,7 @@ class ProtectedResource implements ResourceGuard {
   private readonly cache: TokenCache<Cached>;
   private readonly pending = new Map<string, Promise<Cached | Response>>();
   private readonly dpop: DpopChecker | undefined;
+  private readonly implies: ((scope: string) => readonly string[]) | undefined;
 
   constructor(private readonly options: ProtectResourceOptions) {
     this.servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
@@ -99,8 +108,20 @@ class ProtectedResource implements ResourceGuard {
         "protectResource: without a verifier, issuer is required (its JWKS checks tokens)",
       );
     }
-    this.verifier = options.verifier ?? jwtAccessTokens({ issuer: options.issuer! });
+    const { scopeHierarchy } = options;
+    this.verifier =
+      options.verifier ??
+      jwtAccessTokens({
+        issuer: options.issuer!,
+        ...(scopeHierarchy === undefined ? {} : { scopeHierarchy }),
+      });
+    this.implies = impliedScopesOf(scopeHierarchy);
     this.required = options.requiredScopes ?? [];
+    const asked = [...this.required, ...Object.values(options.methodScopes ?? {}).flat()];
+    if (asked.includes("offline_access")) {
+      // 2026-07-28: refresh tokens are not a resource requirement; never named in a challenge.
+      throw new Error("protectResource: offline_access is not a scope a resource can require");
+    }
     this.methodScopes = new Map(Object.entries(options.methodScopes ?? {}));
     this.cache = new TokenCache(options.maxCachedTokens ?? 10_000);
     this.dpop = options.dpop
@@ -131,7 +152,9 @@ class ProtectedResource implements ResourceGuard {
       resource,
       authorization_servers: this.servers,
       bearer_methods_supported: ["header"],
-      ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
+      ...(options.scopesSupported
+        ? { scopes_supported: options.scopesSupported.filter((s) => s !== "offline_access") }
+        : {}),
       ...(options.resourceName ? { resource_name: options.resourceName } : {}),
       ...(this.dpop
         ? {
@@ -251,7 +274,10 @@ class ProtectedResource implements ResourceGuard {
   /** The token checked by the verifier (and remembered), or the refusal. */
   private async verify(token: string, resource: string): Promise<Cached | Response> {
     try {
-      const verified = await this.verifier.verify(token, resource);
+      let verified = await this.verifier.verify(token, resource);
+      if (this.implies !== undefined) {
+        verified = { ...verified, scopes: withImpliedScopes(verified.scopes, this.implies) };
+      }
       const principal = principalOf(verified, () =>
         createHash("sha256").update(token).digest("base64url"),
       );
