@@ -6,9 +6,8 @@
  * rest goes out as it comes.
  */
 import { LocalError } from "../jsonrpc/errors.js";
-import { printableLine } from "../text/printable.js";
 import { CliError } from "./errors.js";
-import { describeExit, STDERR_LINES_SHOWN, serverExit } from "./server-exit.js";
+import { describeExit, serverExit, stderrTailLines } from "./server-exit.js";
 import { explain } from "./session.js";
 
 /** How much of the child's stderr is held during the start (the oldest goes beyond this). */
@@ -41,13 +40,8 @@ export class StartupStderr {
 
   /** The last lines held, indented and printable (for a start that failed otherwise). */
   tail(): string[] {
-    const text = (this.held ?? []).join("").trim();
-    if (text === "") return [];
-    const lines = text.split(/\r?\n/).slice(-STDERR_LINES_SHOWN);
-    return [
-      "its stderr ended with:",
-      ...lines.map((line) => `  ${printableLine(line.slice(0, 500))}`),
-    ];
+    const lines = stderrTailLines((this.held ?? []).join(""));
+    return lines.length === 0 ? [] : ["its stderr ended with:", ...lines];
   }
 
   /** The child is up: what it wrote meanwhile goes out now, the rest as it comes. */

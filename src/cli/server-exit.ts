@@ -30,12 +30,20 @@ export function serverExit(error: unknown): ServerExitedError | undefined {
  */
 export function describeExit(exit: ServerExitedError): { message: string; stderr: string[] } {
   const summary = printableLine(exit.message.split("\n")[0]!.replace(/; stderr:$/, ""));
-  const text = exit.stderr.trim();
-  if (text === "") return { message: summary, stderr: [] };
-  const lines = text.split(/\r?\n/).slice(-STDERR_LINES_SHOWN);
-  const stderr = lines.map((line) => {
-    const short = line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)}…` : line;
-    return `  ${printableLine(short)}`;
-  });
+  const stderr = stderrTailLines(exit.stderr);
+  if (stderr.length === 0) return { message: summary, stderr };
   return { message: `${summary}; its stderr ended with:`, stderr };
+}
+
+/** A server's last stderr lines (at most STDERR_LINES_SHOWN), each indented and printable. */
+export function stderrTailLines(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed === "") return [];
+  return trimmed
+    .split(/\r?\n/)
+    .slice(-STDERR_LINES_SHOWN)
+    .map((line) => {
+      const short = line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH)}…` : line;
+      return `  ${printableLine(short)}`;
+    });
 }

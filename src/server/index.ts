@@ -3,6 +3,10 @@
  *
  * @module mcpwire/server
  */
+
+// The one entry that reaches up a layer: a stdio server imports this subpath alone, so the stdio
+// client half (spawning, process trees) stays out of its cold start.
+export { serveStdio } from "../transports/stdio/serve.js";
 export * from "./connection.js";
 export * from "./context.js";
 export * from "./features.js";
@@ -15,6 +19,3 @@ export * from "./schema-source.js";
 export * from "./server-core.js";
 export * from "./subscriptions.js";
 export * from "./tasks/index.js";
-// The one entry that reaches up a layer: a stdio server imports this subpath alone, so the stdio
-// client half (spawning, process trees) stays out of its cold start.
-export { serveStdio } from "../transports/stdio/serve.js";
