@@ -53,8 +53,14 @@ describe("introspection under a flood of tokens", () => {
   };
 
   it("200 requests with random tokens: at most maxConcurrentRequests introspections at once, each token asked once, all 401", async () => {
-    // A long negative cache: under load the flood itself can outlast the default 5 s.
-    const { url } = await protect({ maxConcurrentRequests: 4, negativeCacheMs: 600_000 });
+    // Long waits and a long negative cache: on a loaded machine the flood itself can outlast
+    // the 5 s defaults (queued requests would then get 503, remembered refusals be forgotten).
+    const { url } = await protect({
+      maxConcurrentRequests: 4,
+      negativeCacheMs: 600_000,
+      maxQueueWaitMs: 600_000,
+      timeoutMs: 600_000,
+    });
     const before = as.stats.calls;
     as.stats.maxRunning = 0;
     as.hold();
@@ -81,7 +87,12 @@ describe("introspection under a flood of tokens", () => {
   });
 
   it("beyond the queue (maxQueuedRequests) a request gets 503 at once, and the endpoint sees no more", async () => {
-    const { url } = await protect({ maxConcurrentRequests: 2, maxQueuedRequests: 3 });
+    const { url } = await protect({
+      maxConcurrentRequests: 2,
+      maxQueuedRequests: 3,
+      maxQueueWaitMs: 600_000,
+      timeoutMs: 600_000,
+    });
     const before = as.stats.calls;
     as.hold();
     const pending = Array.from({ length: 20 }, () =>
@@ -133,7 +144,7 @@ describe("introspection under a flood of tokens", () => {
   });
 
   it("a refusal is remembered for negativeCacheMs only, and for its resource only", async () => {
-    const verifier = tokenIntrospection(options({ negativeCacheMs: 1_000 }));
+    const verifier = tokenIntrospection(options({ negativeCacheMs: 2_000 }));
     const token = randomToken();
     const resource = "http://127.0.0.1:1/mcp";
     await assert.rejects(verifier.verify(token, resource), InvalidTokenError);
@@ -141,7 +152,7 @@ describe("introspection under a flood of tokens", () => {
     assert.equal(as.asked.get(token), 1);
     await assert.rejects(verifier.verify(token, "http://127.0.0.1:1/sse"), InvalidTokenError);
     assert.equal(as.asked.get(token), 2);
-    await pause(1_100);
+    await pause(2_100);
     await assert.rejects(verifier.verify(token, resource), InvalidTokenError);
     assert.equal(as.asked.get(token), 3);
   });
