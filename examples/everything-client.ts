@@ -61,13 +61,19 @@ const handlers: McpClientOptions["handlers"] = {
 async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined> {
   if (!scenario.name.startsWith("auth/")) return undefined;
   // Loaded here: the other scenarios never pay for the OAuth dependencies.
-  const { headlessRedirect, importPrivateKey, OAuthClient } = await import("../src/auth/index.js");
+  const { firstIssuer, headlessRedirect, importPrivateKey, OAuthClient } = await import(
+    "../src/auth/index.js"
+  );
   const context = scenario.context as Record<string, string | undefined>;
+  // Credentials belong to one authorization server: the one the scenario names, else the first
+  // this client is sent to (the suite's scenarios give no other).
+  const clientIssuer = context.issuer ?? firstIssuer();
   if (scenario.name === "auth/wif-jwt-bearer") {
     // The workload's identity token, as its platform would hand it over.
     return new OAuthClient({
       grant: "jwt_bearer",
       clientId: context.client_id,
+      clientIssuer,
       assertion: () => context.valid_jwt ?? "",
     });
   }
@@ -76,6 +82,7 @@ async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined
       grant: "enterprise",
       clientId: context.client_id,
       clientSecret: context.client_secret,
+      clientIssuer,
       enterprise: {
         idpIssuer: context.idp_issuer ?? "",
         idpClientId: context.idp_client_id ?? "",
@@ -91,6 +98,7 @@ async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined
       grant: "client_credentials",
       clientId: context.client_id,
       clientSecret: context.client_secret,
+      clientIssuer,
       privateKey,
     });
   }
@@ -100,7 +108,7 @@ async function authFor(scenario: Scenario): Promise<HttpAuthProvider | undefined
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientId: context.client_id,
     clientSecret: context.client_secret,
-    clientIssuer: context.issuer,
+    clientIssuer,
   });
 }
 

@@ -9,6 +9,7 @@
  * The token endpoint authentication method is one the server advertises, never a guess.
  */
 import * as oauth from "oauth4webapi";
+import { printableLine } from "../text/printable.js";
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { authorizationFailure } from "./describe.js";
 import { type AuthHttp, jsonObjectIn } from "./http.js";
@@ -19,8 +20,14 @@ export interface ClientIdentityOptions {
   /** A pre-registered client. */
   clientId?: string;
   clientSecret?: string;
-  /** The issuer the pre-registered client belongs to; another issuer is refused. */
-  clientIssuer?: string;
+  /**
+   * The authorization server (its issuer) the pre-registered client belongs to: its credentials
+   * go to no other (2026-07-28 client registration), and where a server lists several, this one
+   * is chosen. Required with a client secret, a private key or a JWT bearer assertion. A function
+   * decides per issuer, before anything is sent there (`firstIssuer()`: the first one asked; it
+   * may throw an AuthorizationError to say why not).
+   */
+  clientIssuer?: string | ((issuer: string) => boolean | Promise<boolean>);
   /** For private_key_jwt: the client's private key (a CryptoKey from jose's import functions). */
   privateKey?: PrivateKey;
   /** The `kid` to put in client assertions. */
@@ -80,12 +87,7 @@ export async function knownClientIdentity(
   options: ClientIdentityOptions,
 ): Promise<ClientIdentity | undefined> {
   if (options.clientId !== undefined) {
-    if (options.clientIssuer !== undefined && options.clientIssuer !== as.issuer) {
-      throw new AuthorizationError(
-        "registration",
-        `the pre-registered client belongs to ${options.clientIssuer}, but the server now uses ${as.issuer}`,
-      );
-    }
+    if (!(await bindingAllows(options, as.issuer))) throw notBound(options, [as.issuer]);
     return identityFor(as, options, "pre-registered", {
       clientId: options.clientId,
       ...(options.clientSecret === undefined ? {} : { clientSecret: options.clientSecret }),
@@ -107,6 +109,54 @@ export async function knownClientIdentity(
     checkMetadataUrl(stored.clientId);
   }
   return identityFor(as, options, source, stored);
+}
+
+/** Whether the pre-registered client (if any) may be used at `issuer`. */
+export async function bindingAllows(
+  options: ClientIdentityOptions,
+  issuer: string,
+): Promise<boolean> {
+  const binding = options.clientIssuer;
+  if (options.clientId === undefined || binding === undefined) return true;
+  return typeof binding === "string" ? binding === issuer : (await binding(issuer)) === true;
+}
+
+/**
+ * Of the authorization servers a resource lists (RFC 9728 leaves the choice to the client), the
+ * first the pre-registered client may use; asked before anything is sent to any of them. With
+ * none, the binding function's own explanation (an AuthorizationError it threw), else ours.
+ */
+export async function chooseIssuer(
+  options: ClientIdentityOptions,
+  issuers: readonly string[],
+): Promise<string> {
+  let refusal: AuthorizationError | undefined;
+  for (const issuer of issuers) {
+    try {
+      if (await bindingAllows(options, issuer)) return issuer;
+    } catch (error) {
+      if (!(error instanceof AuthorizationError)) throw error;
+      refusal ??= error;
+    }
+  }
+  throw refusal ?? notBound(options, issuers);
+}
+
+function notBound(options: ClientIdentityOptions, issuers: readonly string[]): AuthorizationError {
+  const bound = typeof options.clientIssuer === "string" ? options.clientIssuer : "another one";
+  return new AuthorizationError(
+    "registration",
+    `the pre-registered client ${printableLine(options.clientId ?? "")} belongs to ${printableLine(bound)}, and the server uses ${printableLine(issuers.join(" or "))}: nothing was sent there`,
+  );
+}
+
+/** Binds to the first issuer it is asked about, in memory (the CLI records its choice). */
+export function firstIssuer(): (issuer: string) => boolean {
+  let bound: string | undefined;
+  return (issuer) => {
+    bound ??= issuer;
+    return bound === issuer;
+  };
 }
 
 /** Stores the metadata document URL as the issuer's client, unless it is already. */

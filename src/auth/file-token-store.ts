@@ -31,6 +31,8 @@ interface StoreFile {
   version: 1;
   tokens: Record<string, StoredTokens>;
   clients: Record<string, StoredClient>;
+  /** Pre-registered client id → the issuer its credentials belong to (absent in older files). */
+  clientIssuers?: Record<string, string>;
 }
 
 /** The token store file is unreadable (not JSON, not ours) or cannot be locked or written. */
@@ -99,6 +101,44 @@ export class FileTokenStore implements TokenStore {
    */
   async exclusive<T>(body: () => Promise<T>): Promise<T> {
     return this.locked(body, `${this.file}.renew.lock`, EXCLUSIVE_WAIT_MS);
+  }
+
+  /**
+   * The issuer a pre-registered client id is bound to: the one recorded, else `issuer`, which
+   * is recorded (the first one used). `replace`: record `issuer` whatever was there.
+   */
+  async bindClient(clientId: string, issuer: string, replace = false): Promise<string> {
+    const recorded = own((await this.read()).clientIssuers ?? {}, clientId);
+    if (recorded === issuer || (recorded !== undefined && !replace)) return recorded;
+    let bound = issuer;
+    await this.change((data) => {
+      data.clientIssuers ??= {};
+      const recorded = own(data.clientIssuers, clientId);
+      if (recorded !== undefined && !replace) bound = recorded;
+      else data.clientIssuers[clientId] = issuer;
+    });
+    return bound;
+  }
+
+  /** The registrations per issuer and the pre-registered clients' issuers. */
+  async clients(): Promise<{
+    clients: [string, StoredClient][];
+    clientIssuers: [string, string][];
+  }> {
+    const data = await this.read();
+    const sorted = <T>(record: Record<string, T>) =>
+      Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
+    return { clients: sorted(data.clients), clientIssuers: sorted(data.clientIssuers ?? {}) };
+  }
+
+  /** Forgets the registration at `issuer` and every client id bound to it. */
+  async forgetIssuer(issuer: string): Promise<void> {
+    await this.change((data) => {
+      delete data.clients[issuer];
+      for (const [clientId, bound] of Object.entries(data.clientIssuers ?? {})) {
+        if (bound === issuer) delete data.clientIssuers?.[clientId];
+      }
+    });
   }
 
   /** Every resource that has tokens, sorted by URL. */
@@ -223,7 +263,10 @@ export function parseStore(text: string, file: string): StoreFile {
         isRecord(c) &&
         typeof c.clientId === "string" &&
         (c.source === undefined || CLIENT_SOURCES.includes(c.source as string)),
-    )
+    ) ||
+    (data.clientIssuers !== undefined &&
+      (!isRecord(data.clientIssuers) ||
+        !Object.values(data.clientIssuers).every((issuer) => typeof issuer === "string")))
   ) {
     throw new TokenStoreError(
       `the token file ${file} is not an mcpwire token file (version 1): fix or remove it (mcpwire auth logout removes it)`,

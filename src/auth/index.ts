@@ -21,6 +21,7 @@ export {
   type ClientIdentity,
   type ClientIdentityOptions,
   chooseMethod,
+  firstIssuer,
 } from "./client-identity.js";
 export {
   DEVICE_CODE_GRANT,

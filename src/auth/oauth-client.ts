@@ -304,7 +304,7 @@ export class OAuthClient implements HttpAuthProvider {
       this.options.timeoutMs,
       addressScope(endpoint, this.options),
     );
-    this.session = await discoverSession(this.http, endpoint, hinted);
+    this.session = await discoverSession(this.http, endpoint, hinted, this.options);
     return this.session;
   }
 

@@ -95,6 +95,16 @@ export function checkOptions(options: OAuthClientOptions): void {
   if (grant === "device_code" && options.device === undefined) {
     throw new TypeError("OAuthClient: the device_code grant needs `device` (how to show the code)");
   }
+  if (
+    (options.clientSecret !== undefined ||
+      options.privateKey !== undefined ||
+      grant === "jwt_bearer") &&
+    options.clientIssuer === undefined
+  ) {
+    throw new TypeError(
+      "OAuthClient: a client secret, private key or JWT bearer assertion needs clientIssuer, the authorization server it belongs to (or a function such as firstIssuer())",
+    );
+  }
   if (grant === "jwt_bearer" && options.assertion === undefined) {
     throw new TypeError("OAuthClient: the jwt_bearer grant needs an assertion");
   }

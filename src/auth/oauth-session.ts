@@ -7,7 +7,13 @@
  */
 import type * as oauth from "oauth4webapi";
 import { AuthorizationError } from "../transports/http/client/auth.js";
-import { type ClientIdentity, clientIdentity, knownClientIdentity } from "./client-identity.js";
+import {
+  type ClientIdentity,
+  type ClientIdentityOptions,
+  chooseIssuer,
+  clientIdentity,
+  knownClientIdentity,
+} from "./client-identity.js";
 import {
   discoverAuthorizationServer,
   discoverResource,
@@ -31,21 +37,22 @@ export async function discoverSession(
   http: AuthHttp,
   endpoint: URL,
   hinted: string | undefined,
+  identity: ClientIdentityOptions,
 ): Promise<Session> {
   const found =
     // A hinted PRM must be there; without a hint, its absence means a 2025-03-26 server.
     hinted === undefined
       ? await findResourceMetadata(http, endpoint, undefined)
       : await discoverResource(http, endpoint, hinted);
-  const { metadata, as } =
-    "tried" in found
-      ? await legacyAuthorizationServer(http, endpoint)
-      : {
-          metadata: found,
-          // RFC 9728 §7.6 leaves the choice to the client: the first one listed.
-          as: await discoverAuthorizationServer(http, found.authorizationServers[0] as string),
-        };
-  return { http, metadata, as };
+  if ("tried" in found) {
+    // The server's origin is its authorization server: a bound client checks it first.
+    await chooseIssuer(identity, [endpoint.origin]);
+    return { http, ...(await legacyAuthorizationServer(http, endpoint)) };
+  }
+  // RFC 9728 §7.6 leaves the choice to the client: the first one listed that a pre-registered
+  // client may use, chosen before any of them hears from us.
+  const issuer = await chooseIssuer(identity, found.authorizationServers);
+  return { http, metadata: found, as: await discoverAuthorizationServer(http, issuer) };
 }
 
 /** Who we are for a new authorization: registered there first when we are nobody yet. */

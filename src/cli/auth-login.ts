@@ -92,7 +92,7 @@ export async function runLogin(
       flow = { redirect };
     }
     const client = new library.OAuthClient({
-      ...clientOptions(auth),
+      ...clientOptions(auth, store),
       ...flow,
       store: freshLogin(store),
     });

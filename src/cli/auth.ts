@@ -71,7 +71,7 @@ export async function runAuth(argv: readonly string[]): Promise<number> {
     case "status":
       return status(url, options.json === true);
     case "logout":
-      return logout(url, clientOptions(authSettings(options)));
+      return logout(url, clientOptions(authSettings(options), new FileTokenStore()));
     default:
       throw new UsageError(
         `unknown auth action ${JSON.stringify(action)}: login, status or logout`,

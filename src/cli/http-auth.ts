@@ -31,6 +31,7 @@ export const AUTH_OPTIONS: Record<string, OptionKind> = {
   "bearer-file": "value",
   "client-id": "value",
   "client-secret": "value",
+  "client-issuer": "value",
   "client-metadata-url": "value",
   scope: "value",
   grant: "value",
@@ -38,7 +39,9 @@ export const AUTH_OPTIONS: Record<string, OptionKind> = {
 };
 
 export const AUTH_USAGE = `Authorization (HTTP): --bearer <token> (or --bearer-file <file>, or MCPWIRE_BEARER),
-         --client-id <id> [--client-secret <s> (or MCPWIRE_CLIENT_SECRET)], --client-metadata-url <url>,
+         --client-id <id> [--client-secret <s> (or MCPWIRE_CLIENT_SECRET)] [--client-issuer <url>
+         (the authorization server the client belongs to; default: the first one it is used with,
+         recorded)], --client-metadata-url <url>,
          --scope "<scopes>", --grant client_credentials (no browser, nothing stored),
          --dpop (new tokens bound to a fresh key, RFC 9449, even where nobody says DPoP);
          otherwise the tokens of "mcpwire auth login <url>" are used and refreshed.`;
@@ -47,6 +50,8 @@ export interface AuthSettings {
   bearer?: string;
   clientId?: string;
   clientSecret?: string;
+  /** The issuer the --client-id belongs to (else the one recorded, else the first used). */
+  clientIssuer?: string;
   clientMetadataUrl?: string;
   scopes: string[];
   grant?: "client_credentials";
@@ -78,6 +83,15 @@ export function authSettings(
   }
   const clientId = text("client-id");
   const clientSecret = text("client-secret") ?? (env.MCPWIRE_CLIENT_SECRET || undefined);
+  const clientIssuer = text("client-issuer");
+  if (clientIssuer !== undefined) {
+    if (clientId === undefined) throw new UsageError("--client-issuer goes with --client-id");
+    if (!URL.canParse(clientIssuer)) {
+      throw new UsageError(
+        `--client-issuer takes the issuer's URL, not ${JSON.stringify(clientIssuer)}`,
+      );
+    }
+  }
   if (grant !== undefined && clientId === undefined) {
     throw new UsageError("--grant client_credentials needs --client-id (and its secret)");
   }
@@ -94,6 +108,7 @@ export function authSettings(
     ...(bearer === undefined ? {} : { bearer }),
     ...(clientId === undefined ? {} : { clientId }),
     ...(clientSecret === undefined ? {} : { clientSecret }),
+    ...(clientIssuer === undefined ? {} : { clientIssuer }),
     ...(text("client-metadata-url") === undefined
       ? {}
       : { clientMetadataUrl: text("client-metadata-url") }),
@@ -129,7 +144,7 @@ export async function httpAuthProvider(
     return new OAuthClient({
       grant: "client_credentials",
       clientId: auth.clientId as string,
-      ...clientOptions(auth),
+      ...clientOptions(auth, new FileTokenStore()),
       store: new InMemoryTokenStore(),
     });
   }
@@ -153,7 +168,7 @@ export async function httpAuthProvider(
       url,
       (shared) =>
         new library.OAuthClient({
-          ...clientOptions(auth),
+          ...clientOptions(auth, store),
           store: shared,
           redirect: loginRequired(url),
           refreshLeewayMs: REFRESH_LEEWAY_MS,
@@ -163,14 +178,49 @@ export async function httpAuthProvider(
   return loginHint(url);
 }
 
-/** The OAuth client options the flags give (pre-registered client, metadata URL, scopes, DPoP). */
-export function clientOptions(auth: AuthSettings) {
+/**
+ * The OAuth client options the flags give (pre-registered client bound to its issuer, metadata
+ * URL, scopes, DPoP); `store` records which issuer each --client-id belongs to.
+ */
+export function clientOptions(auth: AuthSettings, store: FileTokenStore) {
   return {
-    ...(auth.clientId === undefined ? {} : { clientId: auth.clientId }),
+    ...(auth.clientId === undefined
+      ? {}
+      : {
+          clientId: auth.clientId,
+          clientIssuer: clientBinding(store, auth.clientId, auth.clientIssuer),
+        }),
     ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
     ...(auth.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: auth.clientMetadataUrl }),
     ...(auth.scopes.length === 0 ? {} : { scopes: auth.scopes }),
     ...(auth.dpop ? { dpop: true } : {}),
+  };
+}
+
+/**
+ * A --client-id's credentials go to one authorization server (2026-07-28 client registration):
+ * --client-issuer's, else the one recorded in the token file, else the first one it is used
+ * with, then recorded. Any other is refused before it hears anything, saying how to rebind.
+ */
+function clientBinding(
+  store: FileTokenStore,
+  clientId: string,
+  explicit: string | undefined,
+): (issuer: string) => Promise<boolean> {
+  return async (issuer) => {
+    const bound =
+      explicit === issuer
+        ? await store.bindClient(clientId, issuer, true)
+        : (explicit ?? (await store.bindClient(clientId, issuer)));
+    if (bound === issuer) return true;
+    const where =
+      explicit === undefined ? `recorded in ${store.file} when first used` : "--client-issuer";
+    throw new AuthorizationError(
+      "registration",
+      printableLine(
+        `the client ${clientId} belongs to ${bound} (${where}), and the server uses ${issuer}: nothing was sent there (--client-issuer ${issuer} if the client is registered there)`,
+      ),
+    );
   };
 }
 

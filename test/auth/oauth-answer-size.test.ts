@@ -9,7 +9,12 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { InMemoryTokenStore, OAuthClient, type RedirectHandler } from "../../src/auth/index.js";
+import {
+  firstIssuer,
+  InMemoryTokenStore,
+  OAuthClient,
+  type RedirectHandler,
+} from "../../src/auth/index.js";
 import { connectFailure } from "./token-refusal.js";
 
 const HUGE = 8 * 1024 * 1024;
@@ -83,6 +88,7 @@ describe("answers of an authorization server over the cap", () => {
       grant: "client_credentials",
       clientId: "c",
       clientSecret: "s",
+      clientIssuer: firstIssuer(),
       store,
     });
     const error = await connectFailure(`${origin}/mcp`, auth);

@@ -117,6 +117,7 @@ async function connectRobot(): Promise<McpClient> {
     grant: "client_credentials",
     clientId: "robot",
     clientSecret: "s3cret",
+    clientIssuer: as.issuer,
   });
   const client = new McpClient({ clientInfo: { name: "nonce", version: "1.0.0" } });
   await client.connect(new HttpClientTransport(front.url, { auth, flavourCache: new Map() }));

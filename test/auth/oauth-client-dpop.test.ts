@@ -51,6 +51,7 @@ const robot = (extra: Partial<OAuthClientOptions> = {}): OAuthClientOptions => (
   grant: "client_credentials",
   clientId: "robot",
   clientSecret: "s3cret",
+  clientIssuer: (as as JwtIssuer).issuer,
   ...extra,
 });
 
@@ -218,6 +219,7 @@ describe("the JWT bearer grant (workload identity)", () => {
     const auth = new OAuthClient({
       grant: "jwt_bearer",
       clientId: "workload",
+      clientIssuer: as.issuer,
       assertion: assertionFromFile(file),
     });
     const [me] = await whoamiTwice(rs.url, auth);
@@ -236,6 +238,7 @@ describe("the JWT bearer grant (workload identity)", () => {
     const auth = new OAuthClient({
       grant: "jwt_bearer",
       clientId: "w",
+      clientIssuer: as.issuer,
       assertion: assertionFromFile(join(dir, "missing")),
     });
     const error = await connectFailure(rs.url, auth);
@@ -256,7 +259,12 @@ describe("the JWT bearer grant (workload identity)", () => {
     const failure = await client
       .connect(
         new HttpClientTransport(rs.url, {
-          auth: new OAuthClient({ grant: "jwt_bearer", clientId: "w", assertion: forged }),
+          auth: new OAuthClient({
+            grant: "jwt_bearer",
+            clientId: "w",
+            clientIssuer: as.issuer,
+            assertion: forged,
+          }),
           flavourCache: new Map(),
         }),
       )

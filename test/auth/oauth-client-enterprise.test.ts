@@ -39,6 +39,7 @@ const enterprise = (idp: IdentityProvider, idToken: string): OAuthClientOptions 
   grant: "enterprise",
   clientId: APP.id,
   clientSecret: "as-secret",
+  clientIssuer: (as as JwtIssuer).issuer,
   enterprise: {
     idpIssuer: idp.issuer,
     idpClientId: APP.id,

@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { headlessRedirect, OAuthClient, type OAuthClientOptions } from "../../src/auth/index.js";
+import {
+  firstIssuer,
+  headlessRedirect,
+  OAuthClient,
+  type OAuthClientOptions,
+} from "../../src/auth/index.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { AuthorizationError, HttpClientTransport } from "../../src/transports/http/client/index.js";
 import {
@@ -258,23 +263,60 @@ describe("OAuth client: token endpoint authentication", () => {
     });
   }
 
-  it("a pre-registered client of another issuer is refused, not sent", async () => {
+  it("a pre-registered client of another issuer is refused before that issuer hears anything", async () => {
     const { as, rs } = await setUp({ tokenEndpointAuthMethods: ["client_secret_basic"] });
-    await rejectsAt(
-      connect(rs.url, {
-        clientId: "pre",
-        clientSecret: "pre-secret",
-        clientIssuer: "https://other.example.com",
-      }),
-      "registration",
-    );
-    assert.ok(!as.requests.some((r) => r.path === "/authorize" || r.path === "/token"));
+    for (const clientIssuer of ["https://other.example.com", () => false]) {
+      const error = await rejectsAt(
+        connect(rs.url, { clientId: "pre", clientSecret: "pre-secret", clientIssuer }),
+        "registration",
+      );
+      assert.match(error.message, /the pre-registered client pre belongs to .*nothing was sent/);
+    }
+    assert.deepEqual(as.requests, [], "the other authorization server heard from us");
+  });
+
+  it("of several authorization servers, uses the one the pre-registered client belongs to", async () => {
+    const own = await startAuthServer({ tokenEndpointAuthMethods: ["client_secret_basic"] });
+    open.push(own);
+    const other = await startAuthServer({ tokenEndpointAuthMethods: ["client_secret_basic"] });
+    open.push(other);
+    const rs = await startProtectedServer(own, {
+      authorizationServers: () => [other.issuer, own.issuer],
+    });
+    open.push(rs);
+    await connect(rs.url, {
+      clientId: "pre",
+      clientSecret: "pre-secret",
+      clientIssuer: own.issuer,
+    });
+    assert.deepEqual(other.requests, []);
+    const token = own.requests.find((r) => r.path === "/token");
+    assert.match(token?.headers.authorization ?? "", /^Basic /);
+  });
+
+  it("a client secret, private key or assertion without its issuer is a mistake in code", () => {
+    for (const options of [
+      { clientId: "c", clientSecret: "s" },
+      { grant: "client_credentials" as const, clientId: "c", clientSecret: "s" },
+      { grant: "jwt_bearer" as const, clientId: "c", assertion: "a.b.c" },
+    ]) {
+      assert.throws(
+        () => new OAuthClient({ redirect: headlessRedirect(), ...options }),
+        /needs clientIssuer, the authorization server it belongs to/,
+      );
+    }
+    // A public pre-registered client needs none (it has no credentials to give away).
+    new OAuthClient({ redirect: headlessRedirect(), clientId: "public" });
   });
 
   it("error messages carry no secrets", async () => {
     const { rs } = await setUp({ tokenEndpointAuthMethods: ["private_key_jwt"] });
     const error = await rejectsAt(
-      connect(rs.url, { clientId: "pre", clientSecret: "pre-secret-value" }),
+      connect(rs.url, {
+        clientId: "pre",
+        clientSecret: "pre-secret-value",
+        clientIssuer: firstIssuer(),
+      }),
       "registration",
     );
     assert.ok(!error.message.includes("pre-secret-value"));

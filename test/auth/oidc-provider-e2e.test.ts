@@ -146,6 +146,7 @@ describe("mcpwire's OAuth client against oidc-provider and the everything server
       grant: "client_credentials",
       clientId: "robot",
       clientSecret: "robot-secret-0123456789",
+      clientIssuer: op.issuer,
     });
     assert.match(await withClient(mcpUrl, auth, simpleText), /simple text/i);
   });
@@ -301,6 +302,7 @@ describe("DPoP with oidc-provider", () => {
       grant: "client_credentials",
       clientId: "robot",
       clientSecret: "robot-secret-0123456789",
+      clientIssuer: op.issuer,
       store,
     });
     assert.equal((await withClient(rs.url, auth, whoami)).subject, "robot");

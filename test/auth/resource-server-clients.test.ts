@@ -36,6 +36,7 @@ describe("mcpwire's OAuth client against the protected server", () => {
       grant: "client_credentials",
       clientId: "robot",
       clientSecret: "s3cret",
+      clientIssuer: as.issuer,
     });
     for (const era of ["modern", "legacy"] as const) {
       const client = new McpClient({ clientInfo: { name: "robot", version: "1.0.0" }, era });
