@@ -6,8 +6,9 @@
  * Request/Response in between.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { McpServer } from "../../server/mcp-server.js";
+import { awaitFirstRequest, firstRequestArrived } from "./node-connections.js";
 import { requestArrived } from "./node-delivery.js";
 import { RawHeaders, serveFastPost, takesFastPath } from "./node-fast-path.js";
 import { writeResponse } from "./node-response.js";
@@ -36,6 +37,13 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   headersTimeoutMs?: number;
   /** Time a client gets to send the whole request, body included (ms). Default 60 s. */
   requestTimeoutMs?: number;
+  /**
+   * A connection that sends no request for this long after it opened is closed (ms). Default
+   * 10 s; 0 turns it off. (headersTimeoutMs starts only with a request's first byte.)
+   */
+  firstRequestTimeoutMs?: number;
+  /** Most connections open at once; more are closed as they arrive. Default: no cap. */
+  maxConnections?: number;
 }
 
 export interface ServedHttp {
@@ -58,6 +66,7 @@ export function createNodeListener(
   keepTickObjectShape();
   return (req, res) => {
     requestArrived(req.socket);
+    firstRequestArrived(req.socket);
     const serving =
       fast && takesFastPath(req, path)
         ? serveFastPost(fast, req, res, new RawHeaders(req.rawHeaders), origin)
@@ -83,6 +92,8 @@ export async function serveHttp(
     path = "/mcp",
     headersTimeoutMs = 30_000,
     requestTimeoutMs = 60_000,
+    firstRequestTimeoutMs = 10_000,
+    maxConnections,
     ...handlerOptions
   } = options;
   const handler = createHttpHandler(mcpServer, handlerOptions);
@@ -92,6 +103,10 @@ export async function serveHttp(
   });
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = Math.max(requestTimeoutMs, headersTimeoutMs);
+  if (maxConnections !== undefined) server.maxConnections = maxConnections;
+  if (firstRequestTimeoutMs > 0) {
+    server.on("connection", (socket: Socket) => awaitFirstRequest(socket, firstRequestTimeoutMs));
+  }
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
