@@ -189,9 +189,12 @@ export class RedisEventStore implements ClusterEventStore {
     return this.commands.key(`legacy:events:${sessionId}:`);
   }
 
-  /** A sorted set (by write order) since the cap; the name changed with the type. */
+  /**
+   * A sorted set (by write order) since the cap, so a new name (an old set under the old name
+   * expires with its TTL). Not `legacy:streams:`: the session records' hash has that one.
+   */
   private indexKey(sessionId: string): string {
-    return this.commands.key(`legacy:streams:${sessionId}`);
+    return this.commands.key(`legacy:event-index:${sessionId}`);
   }
 }
 

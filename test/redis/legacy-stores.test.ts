@@ -131,6 +131,27 @@ describe("legacy cluster stores on Redis", () => {
     }
   });
 
+  it("events and session records of one session share a namespace without clashing", async () => {
+    const redis = await sharedRedis("legacy cluster keys");
+    const commands = new RedisCommands(redis.client, redis);
+    const records = new RedisSessionRecords(commands);
+    const events = new RedisEventStore(commands, { ttlMs: 60_000 });
+    try {
+      await records.create({ id: "s5", principal: null, state: STATE, lastUsed: 1 }, 60_000);
+      await records.setStream("s5", { id: "a.r1", requestId: 1 }, 60_000);
+      await events.append("s5", "a.r1", event("a.r1", 1));
+      await events.endStream("s5", "a.r1");
+      assert.deepEqual(await records.stream("s5", "a.r1"), { id: "a.r1", requestId: 1 });
+      assert.equal((await events.eventsAfter("s5", "a.r1", 0))?.length, 1);
+      await events.forgetSession("s5");
+      await records.delete("s5");
+      assert.deepEqual(await redis.keys(), []);
+    } finally {
+      await events.close();
+      await redis.cleanup();
+    }
+  });
+
   it("a tail stops when its signal aborts, with nothing appended", async () => {
     const redis = await sharedRedis("legacy cluster tail abort");
     const events = new RedisEventStore(new RedisCommands(redis.client, redis));
