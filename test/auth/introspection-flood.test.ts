@@ -117,6 +117,40 @@ describe("introspection under a flood of tokens", () => {
     assert.match(reported[0] ?? "", /2 introspection requests running and 3 waiting/);
   });
 
+  it("by default the failures go to stderr as one line per kind, not one per request", async () => {
+    rs = await startProtected({
+      issuer: as.issuer,
+      verifier: tokenIntrospection(
+        options({ maxConcurrentRequests: 1, maxQueuedRequests: 1, maxQueueWaitMs: 600_000 }),
+      ),
+    });
+    const { url } = rs;
+    const lines: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => lines.push(String(chunk)) > 0) as never;
+    try {
+      as.hold();
+      const pending = Array.from({ length: 12 }, () =>
+        callTool(url, "whoami", `Bearer ${randomToken()}`),
+      );
+      await as.running(1);
+      await new Promise<void>((resolve) => {
+        let busy = 0;
+        for (const answer of pending) {
+          void answer.then((response) => {
+            if (response.status === 503 && ++busy === 10) resolve();
+          });
+        }
+      });
+      as.release();
+      await Promise.all(pending);
+    } finally {
+      process.stderr.write = write;
+    }
+    const reports = lines.filter((line) => line.includes("cannot check an access token"));
+    assert.equal(reports.length, 1, lines.join(""));
+  });
+
   it("a request waits in the queue at most maxQueueWaitMs, then cannot be checked", async () => {
     const url = "http://127.0.0.1:1/mcp";
     const verifier = tokenIntrospection(options({ maxConcurrentRequests: 1, maxQueueWaitMs: 100 }));

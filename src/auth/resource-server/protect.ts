@@ -7,6 +7,8 @@
  * needs before anything runs.
  */
 import { createHash } from "node:crypto";
+import { LogThrottle } from "../../text/log-throttle.js";
+import { printableLine } from "../../text/printable.js";
 import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
 import { type ChallengeError, challengeResponse, unavailableResponse } from "./challenge.js";
 import { checkServerUrl } from "./config-checks.js";
@@ -64,7 +66,10 @@ export interface ProtectResourceOptions {
   dpop?: boolean | DpopOptions;
   /** Verified tokens remembered at once (oldest forgotten first). Default 10,000. */
   maxCachedTokens?: number;
-  /** Where a failure to check a token (not a bad token) is reported. Default: stderr. */
+  /**
+   * Where a failure to check a token (not a bad token) is reported. Default: stderr, one line
+   * per kind of failure per 10 s (then how many more there were).
+   */
   onError?(error: Error): void;
 }
 
@@ -75,6 +80,8 @@ interface Cached {
 }
 
 const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+/** The window of the default (stderr) failure reports. */
+const REPORT_INTERVAL_MS = 10_000;
 /** RFC 6750 §2.1 b64token. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
@@ -95,6 +102,7 @@ class ProtectedResource implements ResourceGuard {
   private readonly pending = new Map<string, Promise<Cached | Response>>();
   private readonly dpop: DpopChecker | undefined;
   private readonly implies: ((scope: string) => readonly string[]) | undefined;
+  private stderrReports: LogThrottle<string> | undefined;
 
   constructor(private readonly options: ProtectResourceOptions) {
     this.servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
@@ -332,8 +340,22 @@ class ProtectedResource implements ResourceGuard {
 
   private report(error: unknown): void {
     const failure = error instanceof Error ? error : new Error(String(error));
-    if (this.options.onError) this.options.onError(failure);
-    else process.stderr.write(`mcpwire auth: cannot check an access token: ${failure.message}\n`);
+    if (this.options.onError) {
+      this.options.onError(failure);
+      return;
+    }
+    // Every made-up token can cause a failure (a full introspection queue, an unreachable
+    // issuer): one line per kind per window, not one per request.
+    this.stderrReports ??= new LogThrottle<string>({
+      intervalMs: REPORT_INTERVAL_MS,
+      emit: (line) => process.stderr.write(line),
+      summary: (kind, suppressed, intervalMs) =>
+        `mcpwire auth: ${suppressed} more failures to check an access token (${kind}) in the last ${intervalMs / 1000} s\n`,
+    });
+    this.stderrReports.log(
+      failure.name,
+      `mcpwire auth: cannot check an access token: ${printableLine(failure.message)}\n`,
+    );
   }
 }
 
