@@ -33,6 +33,8 @@ const OPTIONS = [
   "--help",
   "--config",
   "--server",
+  "--input",
+  "--send-env",
   "--env",
   "--env-from",
   "--inherit-env",

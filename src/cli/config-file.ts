@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { isPlainObject } from "../jsonrpc/errors.js";
 import { printableLine } from "../text/printable.js";
 import { CliError, UsageError } from "./errors.js";
 
 /**
  * Server entries from the config files MCP hosts use: `{"mcpServers": {name: entry}}` (Claude
- * Desktop, Cursor, Claude Code's .mcp.json) or `{"servers": {name: entry}}` (VS Code). An entry
- * is `command`/`args`/`env`/`cwd` for a stdio server or `url`/`headers` (with `type` "http" or
- * "sse") for a remote one. `${NAME}`, `${env:NAME}` and `${NAME:-default}` in args, env, url and
- * headers are taken from our environment, as the hosts do.
+ * Desktop, Cursor, Claude Code's .mcp.json) or `{"servers": {name: entry}}` (VS Code, with its
+ * `"inputs"`). An entry is `command`/`args`/`env`/`cwd` for a stdio server or `url`/`headers`
+ * (with `type` "http" or "sse") for a remote one. Entries are read as written: their `${…}`
+ * variables are expanded only for the entry a command uses (config-variables.ts), so an unset
+ * variable in another entry breaks nothing.
  */
 export type ServerEntry =
   | {
@@ -23,23 +24,37 @@ export type ServerEntry =
   | {
       name: string;
       kind: "http" | "sse";
-      url: URL;
-      /** The URL as the file has it (its ${…} unexpanded when listing). */
-      urlText: string;
+      url: string;
       headers: Record<string, string>;
     };
+
+/** A VS Code `inputs` declaration: what `${input:id}` asks for. */
+export interface InputDeclaration {
+  id: string;
+  description: string | undefined;
+  /** Typed without echo when asked on a terminal. */
+  password: boolean;
+  /** For `pickString`: the values allowed. */
+  options: string[] | undefined;
+  default: string | undefined;
+}
+
+export interface ServerConfig {
+  /** The file as the user named it (for messages). */
+  path: string;
+  entries: ServerEntry[];
+  inputs: Map<string, InputDeclaration>;
+  /** The file's folder: a relative `cwd` starts here. */
+  folder: string;
+  /** `${workspaceFolder}`: the file's folder, or the one above a `.vscode` folder. */
+  workspaceFolder: string;
+}
 
 /** The file used when --server is given without --config. */
 export const DEFAULT_CONFIG = ".mcp.json";
 
-/**
- * Reads every entry of a config file. `source` fills in `${…}` variables; null leaves them
- * as written (for listing, which then neither fails on an unset one nor shows a secret).
- */
-export function readServerConfig(
-  path: string,
-  source: NodeJS.ProcessEnv | null = process.env,
-): ServerEntry[] {
+/** Reads every entry of a config file, unexpanded; a malformed one is a usage error. */
+export function readServerConfig(path: string): ServerConfig {
   const shown = printableLine(path);
   let text: string;
   try {
@@ -60,30 +75,23 @@ export function readServerConfig(
       `${shown}: expected an object with "mcpServers" (or VS Code's "servers") mapping names to servers`,
     );
   }
-  const base = dirname(resolve(path));
-  return Object.entries(servers).map(([name, entry]) =>
-    readEntry(
-      name,
-      entry,
-      (what) => {
-        throw new UsageError(`${shown}: server ${JSON.stringify(printableLine(name))}: ${what}`);
-      },
-      base,
-      source,
-    ),
+  const entries = Object.entries(servers).map(([name, entry]) =>
+    readEntry(name, entry, (what) => {
+      throw new UsageError(`${shown}: server ${JSON.stringify(printableLine(name))}: ${what}`);
+    }),
   );
+  const folder = dirname(resolve(path));
+  return {
+    path,
+    entries,
+    inputs: readInputs((document as Record<string, unknown>).inputs, shown),
+    folder,
+    workspaceFolder: basename(folder) === ".vscode" ? dirname(folder) : folder,
+  };
 }
 
-function readEntry(
-  name: string,
-  entry: unknown,
-  fail: (what: string) => never,
-  base: string,
-  source: NodeJS.ProcessEnv | null,
-): ServerEntry {
+function readEntry(name: string, entry: unknown, fail: (what: string) => never): ServerEntry {
   if (!isPlainObject(entry)) return fail("must be an object");
-  const expand = (text: string, field: string) =>
-    source === null ? text : expandVariables(text, source, field, fail);
   const type = entry.type;
   if (type !== undefined && typeof type !== "string") fail('"type" must be a string');
   if (entry.command !== undefined || type === "stdio") {
@@ -98,40 +106,33 @@ function readEntry(
     return {
       name,
       kind: "stdio",
-      command: expand(entry.command as string, "command"),
-      args: (args as string[]).map((arg) => expand(arg, "args")),
-      env: stringMap(entry.env, "env", fail, expand),
-      cwd: entry.cwd === undefined ? undefined : resolve(base, expand(entry.cwd as string, "cwd")),
+      command: entry.command as string,
+      args: args as string[],
+      env: stringMap(entry.env, "env", fail),
+      cwd: entry.cwd as string | undefined,
     };
   }
   if (typeof entry.url !== "string") {
     return fail('needs "command" (a stdio server) or "url" (a remote one)');
   }
-  const kind = type === "sse" ? "sse" : "http";
   if (
     type !== undefined &&
     !["http", "sse", "streamable-http", "streamableHttp"].includes(type as string)
   ) {
     fail(`unknown "type" ${JSON.stringify(printableLine(String(type)))}: use stdio, http or sse`);
   }
-  let url: URL;
-  const urlText = expand(entry.url, "url");
-  try {
-    url = new URL(urlText);
-  } catch {
-    // Unexpanded (listing), a ${VAR} may stand for the whole URL: show it as written.
-    if (source === null) url = new URL("http://unexpanded.invalid/");
-    else return fail('"url" is not a valid URL');
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") fail('"url" must be http(s)');
-  return { name, kind, url, urlText, headers: stringMap(entry.headers, "headers", fail, expand) };
+  return {
+    name,
+    kind: type === "sse" ? "sse" : "http",
+    url: entry.url,
+    headers: stringMap(entry.headers, "headers", fail),
+  };
 }
 
 function stringMap(
   value: unknown,
   field: string,
   fail: (what: string) => never,
-  expand: (text: string, field: string) => string,
 ): Record<string, string> {
   if (value === undefined) return {};
   if (!isPlainObject(value)) return fail(`"${field}" must be an object of strings`);
@@ -139,34 +140,47 @@ function stringMap(
   for (const [key, item] of Object.entries(value)) {
     // Never quote the value: env and header values are where the secrets live.
     if (typeof item !== "string") fail(`"${field}.${printableLine(key)}" must be a string`);
-    result[key] = expand(item as string, `${field}.${key}`);
+    result[key] = item as string;
   }
   return result;
 }
 
-const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-function expandVariables(
-  text: string,
-  source: NodeJS.ProcessEnv,
-  field: string,
-  fail: (what: string) => never,
-): string {
-  return text.replace(VARIABLE, (_match, name: string, fallback: string | undefined) => {
-    const value = source[name];
-    if (value !== undefined && value !== "") return value;
-    if (fallback !== undefined) return fallback;
-    return fail(`${printableLine(field)} uses \${${name}}, which is not set in this environment`);
-  });
+/** VS Code's `"inputs": [{ "id", "type", "description", "password", "options", "default" }]`. */
+function readInputs(value: unknown, shown: string): Map<string, InputDeclaration> {
+  const inputs = new Map<string, InputDeclaration>();
+  if (value === undefined) return inputs;
+  if (!Array.isArray(value)) throw new UsageError(`${shown}: "inputs" must be an array`);
+  for (const item of value) {
+    if (!isPlainObject(item) || typeof item.id !== "string") {
+      throw new UsageError(`${shown}: each of "inputs" needs a string "id"`);
+    }
+    const options = Array.isArray(item.options)
+      ? item.options.flatMap((option) =>
+          typeof option === "string"
+            ? [option]
+            : isPlainObject(option) && typeof option.value === "string"
+              ? [option.value]
+              : [],
+        )
+      : undefined;
+    inputs.set(item.id, {
+      id: item.id,
+      description: typeof item.description === "string" ? item.description : undefined,
+      password: item.password === true,
+      options: item.type === "pickString" ? options : undefined,
+      default: typeof item.default === "string" ? item.default : undefined,
+    });
+  }
+  return inputs;
 }
 
 /** The entry named `name`, or an error listing the names there are. */
-export function findServer(entries: ServerEntry[], name: string, path: string): ServerEntry {
-  const found = entries.find((entry) => entry.name === name);
+export function findServer(config: ServerConfig, name: string): ServerEntry {
+  const found = config.entries.find((entry) => entry.name === name);
   if (found) return found;
-  const known = entries.map((entry) => printableLine(entry.name)).join(", ");
+  const known = config.entries.map((entry) => printableLine(entry.name)).join(", ");
   throw new UsageError(
-    `no server ${JSON.stringify(printableLine(name))} in ${printableLine(path)}` +
+    `no server ${JSON.stringify(printableLine(name))} in ${printableLine(config.path)}` +
       (known ? `; it has: ${known}` : "; it has none"),
   );
 }

@@ -13,7 +13,8 @@ Shows the server's era, protocol versions, identity, capabilities, instructions,
 resources, resource templates and prompts.
 
 Targets: http(s)://… (Streamable HTTP), tcp://host:port, unix:/path, -- <command> (stdio),
-         or --server <name> from --config <file> (default ./.mcp.json)
+         or --server <name> from --config <file> (default ./.mcp.json; --input id=VALUE,
+         --send-env NAME for its variables, see mcpwire servers --help)
 Options: --era modern|legacy|auto  --header "K: V" (HTTP, repeatable)  --timeout <ms>
          --json  --verbose (the wire on stderr)
          -e/--env KEY=VALUE, --env-from <file>, --inherit-env (a stdio server's environment)

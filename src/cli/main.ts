@@ -46,7 +46,9 @@ Usage:
 
 Targets: http(s)://host/path (Streamable HTTP, era detected), tcp://host:port, unix:/path,
          or -- <command> [args…] at the very end (a stdio server the command starts),
-         or --server <name> from --config <file> (default ./.mcp.json; "mcpServers" or "servers").
+         or --server <name> from --config <file> (default ./.mcp.json; "mcpServers" or "servers";
+         its \${input:id} from --input id=VALUE, and a remote entry's \${VAR} sent only with
+         --send-env VAR or your yes on a terminal: see mcpwire servers --help).
 Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable),
          --timeout <ms> (connecting: default 10000; each request: default 60000, restarted
          by the server's progress notifications),

@@ -56,7 +56,7 @@ export async function runWithClient(
     return 0;
   }
   const settings = connectionSettings(parsed.options);
-  const { target, rest } = splitTarget(parsed);
+  const { target, rest } = await splitTarget(parsed);
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   const stop = (signal: StopSignal): void => {

@@ -34,7 +34,7 @@ export async function runShell(argv: readonly string[]): Promise<number> {
     return EXIT_OK;
   }
   const settings = connectionSettings(parsed.options);
-  const { target, rest } = splitTarget(parsed);
+  const { target, rest } = await splitTarget(parsed);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
   const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
   const console = new ShellConsole(tty);

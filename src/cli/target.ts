@@ -11,7 +11,7 @@ import { parseSocketTarget, type SocketTarget } from "../transports/socket/targe
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
-import { DEFAULT_CONFIG, findServer, readServerConfig, type ServerEntry } from "./config-file.js";
+import { CONFIG_OPTIONS, configTarget, resolveConfigTarget } from "./config-target.js";
 import {
   junkMessage,
   networkFailure,
@@ -53,8 +53,7 @@ export const CONNECTION_OPTIONS: Record<string, OptionKind> = {
   json: "flag",
   verbose: "flag",
   help: "flag",
-  config: "value",
-  server: "value",
+  ...CONFIG_OPTIONS,
   ...ENV_OPTIONS,
   ...AUTH_OPTIONS,
 };
@@ -102,13 +101,17 @@ export function parseTarget(text: string | undefined, command: string[] | undefi
   );
 }
 
-/** Splits a verb's positionals into the target and the verb's own arguments. */
-export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] } {
+/**
+ * Splits a verb's positionals into the target and the verb's own arguments. A config file's
+ * entry may ask the user (its `${input:…}`, consent to send a variable) on a terminal.
+ */
+export async function splitTarget(args: ParsedArgs): Promise<{ target: Target; rest: string[] }> {
   if (args.options.server !== undefined || args.options.config !== undefined) {
     if (args.command !== undefined) {
       throw new UsageError("give the server either with --server/--config or after --, not both");
     }
-    return { target: withEnvOptions(configTarget(args.options), args), rest: args.positionals };
+    const target = await resolveConfigTarget(args.options);
+    return { target: withEnvOptions(target, args), rest: args.positionals };
   }
   if (args.command !== undefined) {
     return {
@@ -120,26 +123,8 @@ export function splitTarget(args: ParsedArgs): { target: Target; rest: string[] 
   return { target: withEnvOptions(parseTarget(first, undefined), args), rest };
 }
 
-/** The target `--server NAME` names in `--config FILE` (default ./.mcp.json). */
-export function configTarget(options: ParsedArgs["options"]): Target {
-  const path = (options.config as string | undefined) ?? DEFAULT_CONFIG;
-  const entries = readServerConfig(path);
-  const name = options.server as string | undefined;
-  let entry: ServerEntry;
-  if (name !== undefined) entry = findServer(entries, name, path);
-  else if (entries.length === 1) entry = entries[0]!;
-  else {
-    const known = entries.map((item) => printableLine(item.name)).join(", ");
-    throw new UsageError(
-      `${printableLine(path)} has several servers: pick one with --server (${known})`,
-    );
-  }
-  if (entry.kind === "stdio") {
-    const { command, args, env, cwd } = entry;
-    return { kind: "stdio", command, args, env, cwd };
-  }
-  return { kind: "http", url: entry.url, headers: entry.headers, sse: entry.kind === "sse" };
-}
+/** The gateway's way in: never asks (see config-target.ts). */
+export { configTarget };
 
 /** Adds -e/--env-from/--inherit-env to a stdio target (on top of a config file's env). */
 export function withEnvOptions(target: Target, args: ParsedArgs): Target {

@@ -53,6 +53,11 @@ export function drawStatusLine(text: string): void {
   process.stderr.write(`\r\x1b[2K${printableLine(text)}`);
 }
 
+/** A question on stderr, the answer typed after it on the same line. */
+export function writePrompt(text: string): void {
+  process.stderr.write(printableLine(text));
+}
+
 export function clearStatusLine(): void {
   process.stderr.write("\r\x1b[2K");
 }

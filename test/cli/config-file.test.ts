@@ -134,7 +134,15 @@ describe("MCP config files: --config FILE --server NAME, .mcp.json, mcpwire serv
           anonymous: { url },
         },
       });
-      const ok = await run([...getenv("ROLE"), "--config", remoteConfig, "--server", "remote"]);
+      const ok = await run([
+        ...getenv("ROLE"),
+        "--config",
+        remoteConfig,
+        "--server",
+        "remote",
+        "--send-env",
+        "MCPWIRE_TEST_TOKEN",
+      ]);
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal(ok.stdout, "child\n");
       const refused = await run([
@@ -151,16 +159,21 @@ describe("MCP config files: --config FILE --server NAME, .mcp.json, mcpwire serv
     }
   });
 
-  it("mcpwire servers lists name, kind and target, with env and header names but no values", async () => {
+  it("mcpwire servers lists name, kind and target, env and header names, and where each variable goes, but no values", async () => {
     const listed = await run(["servers", "--config", hostConfig]);
     assert.equal(listed.code, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split("\n");
-    assert.equal(lines.length, 2);
+    assert.equal(lines.length, 5);
     assert.match(
       lines[0]!,
       /^local {3}stdio {2}\S*node\S* \S+cli-env-server\.js {2}\(env: FROM_CONFIG, TOKEN, WITH_DEFAULT\)$/,
     );
-    assert.equal(lines[1], "remote  http   http://127.0.0.1:9/mcp  (headers: Authorization)");
+    assert.deepEqual(lines.slice(1), [
+      "               env TOKEN <- $MCPWIRE_TEST_TOKEN",
+      "               env WITH_DEFAULT <- $NOPE_X",
+      "remote  http   http://127.0.0.1:9/mcp  (headers: Authorization)",
+      "               header Authorization <- $MCPWIRE_TEST_TOKEN, sent to http://127.0.0.1:9/mcp",
+    ]);
     assert.doesNotMatch(listed.stdout, new RegExp(SECRET));
     const json = await run(["servers", "--config", hostConfig, "--json"]);
     assert.deepEqual(JSON.parse(json.stdout)[1], {
@@ -168,6 +181,13 @@ describe("MCP config files: --config FILE --server NAME, .mcp.json, mcpwire serv
       kind: "http",
       target: "http://127.0.0.1:9/mcp",
       names: ["Authorization"],
+      values: [
+        {
+          into: "header Authorization",
+          from: "$MCPWIRE_TEST_TOKEN",
+          sentTo: "http://127.0.0.1:9/mcp",
+        },
+      ],
     });
     assert.doesNotMatch(json.stdout, new RegExp(SECRET));
   });

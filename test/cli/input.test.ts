@@ -4,7 +4,6 @@
  * (util-linux `script`).
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,10 +11,13 @@ import { after, before, describe, it } from "node:test";
 import {
   CLI,
   EVERYTHING_SERVER,
+  hasScript,
   listeningAddress,
+  quote,
   type Running,
   runCli,
   startProcess,
+  startTerminal,
   stop,
   waitFor,
 } from "./run-cli.js";
@@ -134,9 +136,6 @@ describe("input requests answered from flags", () => {
     assert.match(help.stdout, /--elicit <json\|file>[\s\S]*--root <uri>/);
   });
 
-  // A pseudo-terminal comes from util-linux `script`; where it is missing the test says so.
-  const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
-
   it("on a terminal, a form is asked field by field, defaults taken, bad input asked again", {
     skip: hasScript ? false : "util-linux script not found",
   }, async () => {
@@ -173,30 +172,3 @@ describe("input requests answered from flags", () => {
     }
   });
 });
-
-/** Runs a shell command on a pseudo-terminal; `screen` is what it shows, escapes removed. */
-function startTerminal(command: string) {
-  const child: ChildProcess = spawn("script", ["-qfec", command, "/dev/null"], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TERM: "xterm" },
-  });
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (text: string) => {
-    output += text;
-  });
-  child.stderr!.resume();
-  const done = new Promise<{ code: number | null }>((resolve) => {
-    child.on("close", (code) => resolve({ code }));
-  });
-  return {
-    child,
-    done,
-    send: (text: string) => child.stdin!.write(text),
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point here.
-    screen: () => output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, ""),
-  };
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, "'\\''")}'`;
-}

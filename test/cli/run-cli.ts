@@ -1,5 +1,5 @@
 /** Runs the compiled `mcpwire` command as a subprocess, as a user would. */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 
 export const CLI = new URL("../../src/cli/main.js", import.meta.url).pathname;
 /** The checkout, where `npx mcpwire` resolves to the package's own bin (dist/pkg/cli/main.js). */
@@ -97,4 +97,44 @@ export async function stop(running: Running): Promise<void> {
     running.child.kill("SIGTERM");
   }
   await running.done;
+}
+
+/** A pseudo-terminal comes from util-linux `script`; where it is missing a test says so. */
+export const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
+
+/** Runs a shell command on a pseudo-terminal; `screen` is what it shows, escapes removed. */
+export function startTerminal(command: string, env: NodeJS.ProcessEnv = {}) {
+  const child: ChildProcess = spawn("script", ["-qfec", command, "/dev/null"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, TERM: "xterm", ...env },
+  });
+  let output = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => {
+    output += text;
+  });
+  child.stderr!.resume();
+  const done = new Promise<{ code: number | null }>((resolve) => {
+    child.on("close", (code) => resolve({ code }));
+  });
+  // What the screen shows without readline's cursor movements, for matching text.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point here.
+  const screen = () => output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+  return {
+    child,
+    done,
+    /** Everything written, escapes included. */
+    output: () => output,
+    screen,
+    send: (text: string) => child.stdin!.write(text),
+    seen: (pattern: RegExp) => () => (pattern.test(screen()) ? true : undefined),
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+      await done;
+    },
+  };
+}
+
+/** A word quoted for sh. */
+export function quote(word: string): string {
+  return `'${word.replace(/'/g, "'\\''")}'`;
 }

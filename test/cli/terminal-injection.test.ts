@@ -7,7 +7,7 @@
  * in tap's warnings, in the gateway's log and in replay's diff.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,9 +15,12 @@ import { after, describe, it } from "node:test";
 import {
   CLI,
   type CliRun,
+  hasScript,
   listeningAddress,
+  quote,
   runCli,
   startProcess,
+  startTerminal,
   stop,
   waitFor,
 } from "./run-cli.js";
@@ -220,9 +223,6 @@ describe("a hostile server's text, as the verbs show it", () => {
   });
 });
 
-// A pseudo-terminal comes from util-linux `script`; where it is missing the test says so.
-const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
-
 /** What a hostile sequence would look like raw; none of it may reach the terminal. */
 const HOSTILE_RAW = ["\x1b]", "\x1b[8m", "\x1b[2J", "\u009b", "\u007f", "\u202e", "\x07"];
 
@@ -242,7 +242,7 @@ describe("a hostile server's text on a terminal", {
   skip: hasScript ? false : "util-linux script not found",
 }, () => {
   it("elicitation form: message, field title, description and choices escaped", async () => {
-    const tty = startTerminal(["call", "form", "{}"]);
+    const tty = hostileTerminal(["call", "form", "{}"]);
     try {
       await waitFor("the choices", tty.seen(/2\) choice<\\x1b\]52.*\(choice label<\\x1b/));
       await waitFor("the question", tty.seen(/pick a number or a value: $/m));
@@ -261,7 +261,7 @@ describe("a hostile server's text on a terminal", {
   });
 
   it("a URL elicitation with an unsafe link is declined without asking", async () => {
-    const tty = startTerminal(["call", "link", "{}"]);
+    const tty = hostileTerminal(["call", "link", "{}"]);
     try {
       const { code } = await tty.done;
       assert.equal(code, 0, tty.output());
@@ -275,7 +275,7 @@ describe("a hostile server's text on a terminal", {
   });
 
   it("the progress bar, log line and result are escaped inside the bar's own redraw", async () => {
-    const tty = startTerminal(["call", "show", "{}"]);
+    const tty = hostileTerminal(["call", "show", "{}"]);
     try {
       const { code } = await tty.done;
       assert.equal(code, 0, tty.output());
@@ -289,7 +289,7 @@ describe("a hostile server's text on a terminal", {
   it("the shell: Tab never offers a hostile name; results and discover are escaped", async () => {
     const history = join(dir, "pty-history");
     writeFileSync(history, "call show {}\x1b]52;c;aGk=\x07\n");
-    const tty = startTerminal(["shell"], { MCPWIRE_HISTORY: history });
+    const tty = hostileTerminal(["shell"], { MCPWIRE_HISTORY: history });
     try {
       await waitFor("the prompt", tty.seen(/mcp> /));
       tty.send("call \t\t");
@@ -328,38 +328,8 @@ function startWithInput(args: string[]) {
 }
 
 /** Runs the CLI against the hostile server on a pseudo-terminal (stdout and stderr merged). */
-function startTerminal(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const command = [process.execPath, CLI, ...args, ...TARGET].map(quote).join(" ");
-  const child: ChildProcess = spawn("script", ["-qfec", command, "/dev/null"], {
-    stdio: ["pipe", "pipe", "pipe"],
-    env: { ...process.env, TERM: "xterm", ...env },
-  });
-  let output = "";
-  child.stdout!.setEncoding("utf8").on("data", (text: string) => {
-    output += text;
-  });
-  child.stderr!.resume();
-  const done = new Promise<{ code: number | null }>((resolve) => {
-    child.on("close", (code) => resolve({ code }));
-  });
-  // What the screen shows without readline's cursor movements, for matching text.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC is the point here.
-  const screen = () => output.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-  return {
-    child,
-    done,
-    output: () => output,
-    send: (text: string) => child.stdin!.write(text),
-    seen: (pattern: RegExp) => () => (pattern.test(screen()) ? true : undefined),
-    close: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill();
-      await done;
-    },
-  };
-}
-
-function quote(word: string): string {
-  return `'${word.replace(/'/g, "'\\''")}'`;
+function hostileTerminal(args: string[], env: NodeJS.ProcessEnv = {}) {
+  return startTerminal([process.execPath, CLI, ...args, ...TARGET].map(quote).join(" "), env);
 }
 
 describe("the CLI's writes go through terminal.ts", () => {

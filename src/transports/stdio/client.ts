@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
@@ -304,7 +305,14 @@ export class StdioClientTransport implements Transport {
       await this.stream?.close();
       await this.releasePipes();
     })();
-    const message = error instanceof Error ? error.message : String(error);
+    const { cwd } = this.options;
+    // spawn reports a missing working directory as ENOENT naming the command: say which it was.
+    const message =
+      cwd !== undefined && (error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(cwd)
+        ? `its working directory ${printable(cwd)} does not exist`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     this.finalError = new LocalError(
       "transport",
       `could not start MCP server "${this.options.command}": ${message}`,

@@ -190,6 +190,20 @@ describe("StdioClientTransport", { timeout: 60_000 }, () => {
     await transport.close();
   });
 
+  it("names a working directory that does not exist as such, not the command", async () => {
+    const cwd = "/nonexistent-mcpwire-dir-7c1e/work";
+    const transport = new StdioClientTransport({ command: process.execPath, cwd });
+    open.push(transport);
+    const peer = new RpcPeer(transport);
+    await assert.rejects(peer.request("echo"), LocalError);
+    const info = await transport.closed;
+    assert.equal(
+      info.error?.message,
+      `could not start MCP server "${process.execPath}": its working directory ${cwd} does not exist`,
+    );
+    await transport.close();
+  });
+
   it("close() before start() resolves, and start() twice throws", async () => {
     const unused = new StdioClientTransport({ command: process.execPath });
     await unused.close();
