@@ -28,10 +28,11 @@ export async function askLine(question: string): Promise<string> {
 /** One line typed without echo (a password, a token). */
 export function askSecret(question: string): Promise<string> {
   const input = process.stdin;
-  writePrompt(question);
+  // Echo off before the question shows, so nothing typed right after it is echoed.
   input.setRawMode(true);
   input.setEncoding("utf8");
   input.resume();
+  writePrompt(question);
   return new Promise<string>((resolve, reject) => {
     let typed = "";
     const finish = (error?: Error) => {
