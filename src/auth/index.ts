@@ -65,6 +65,7 @@ export {
   challengeHeader,
 } from "./resource-server/challenge.js";
 export { type DpopOptions, InvalidProofError } from "./resource-server/dpop.js";
+export { type DpopReplayCache, InMemoryDpopReplayCache } from "./resource-server/dpop-replay.js";
 export {
   type IntrospectionOptions,
   tokenIntrospection,

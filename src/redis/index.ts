@@ -15,6 +15,7 @@ export {
   type RedisNamespaceOptions,
 } from "./client.js";
 export { RedisCommands, RedisScript, RedisUnavailableError } from "./commands.js";
+export { RedisDpopReplayCache } from "./dpop-replay.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
 export { RedisInstanceLeases } from "./leases.js";
 export { type RedisLegacyClusterOptions, redisLegacyCluster } from "./legacy-cluster.js";

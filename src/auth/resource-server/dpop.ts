@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { calculateJwkThumbprint, EmbeddedJWK, errors, type JWK, jwtVerify } from "jose";
 import type { GuardedRequest } from "../../transports/http/resource-guard.js";
+import { type DpopReplayCache, InMemoryDpopReplayCache } from "./dpop-replay.js";
 
 export interface DpopOptions {
   /** Refuse tokens that are not DPoP-bound (bearer tokens). Default false. */
@@ -20,9 +21,15 @@ export interface DpopOptions {
   clockSkewSec?: number;
   /**
    * Proof ids remembered to refuse replays (each until it is too old to be accepted anyway).
-   * Past this, the oldest are forgotten first. Default 100,000.
+   * Past this, the oldest are forgotten first. Default 100,000. (The in-memory cache's size.)
    */
   maxRememberedProofs?: number;
+  /**
+   * Where used proofs are remembered. Default: in this process. Several instances behind one
+   * load balancer share one (mcpwire/redis's RedisDpopReplayCache), or a proof used on one
+   * instance can be replayed on another.
+   */
+  replayCache?: DpopReplayCache;
 }
 
 /** A proof that is not acceptable: 401 invalid_dpop_proof with this description. */
@@ -37,16 +44,16 @@ export class DpopChecker {
   readonly algorithms: readonly string[];
   private readonly maxAgeSec: number;
   private readonly skewSec: number;
-  private readonly maxRemembered: number;
-  /** `jkt:jti` → when it may be forgotten (ms since the epoch); insertion-ordered. */
-  private readonly seen = new Map<string, number>();
+  /** Proofs seen, by `jkt:jti`. */
+  private readonly replay: DpopReplayCache;
 
   constructor(options: DpopOptions) {
     this.required = options.required ?? false;
     this.algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
     this.maxAgeSec = options.maxAgeSec ?? 60;
     this.skewSec = options.clockSkewSec ?? 5;
-    this.maxRemembered = options.maxRememberedProofs ?? 100_000;
+    this.replay =
+      options.replayCache ?? new InMemoryDpopReplayCache(options.maxRememberedProofs ?? 100_000);
   }
 
   /**
@@ -97,21 +104,10 @@ export class DpopChecker {
     if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 256) {
       throw new InvalidProofError("the DPoP proof has no usable jti");
     }
-    this.remember(`${jkt}:${payload.jti}`, (iat + this.maxAgeSec + this.skewSec) * 1000);
-  }
-
-  private remember(key: string, until: number): void {
-    const now = Date.now();
-    const known = this.seen.get(key);
-    if (known !== undefined && known > now)
+    const until = (iat + this.maxAgeSec + this.skewSec) * 1000;
+    if (!(await this.replay.firstUse(`${jkt}:${payload.jti}`, until))) {
       throw new InvalidProofError("the DPoP proof was used before");
-    this.seen.delete(key);
-    // Forget what has aged out (oldest first), then, if still full, the oldest entries.
-    for (const [old, expires] of this.seen) {
-      if (expires > now && this.seen.size < this.maxRemembered) break;
-      this.seen.delete(old);
     }
-    this.seen.set(key, until);
   }
 }
 
