@@ -6,6 +6,8 @@ import type {
   TransportReceiver,
 } from "../protocol/transport.js";
 import { printableLine } from "../text/printable.js";
+import { NotAReplyError } from "../transports/http/client/answer-reader.js";
+import { HttpStatusError } from "../transports/http/client/era.js";
 
 /**
  * Watches a stdio server's stdout until the handshake is done: the first line that is not
@@ -95,4 +97,58 @@ export function networkFailure(code: string | undefined, where: string): string 
     default:
       return undefined;
   }
+}
+
+/**
+ * One line for an HTTP target that is not (at that URL) an MCP endpoint: a wrong path on a real
+ * server, a web server that is no MCP server (its page is never shown), TLS against a plain-http
+ * port. Undefined for what others explain better (401/403: authorization).
+ */
+export function httpFailure(error: unknown, url: URL): string | undefined {
+  const where = printableLine(url.href);
+  const hint =
+    url.pathname === "/mcp" ? "is it the server's MCP endpoint?" : "servers usually serve /mcp";
+  const status = inChain(error, (cause) => cause instanceof HttpStatusError) as
+    | HttpStatusError
+    | undefined;
+  if (status !== undefined) {
+    if (status.status === 401 || status.status === 403) return undefined;
+    if (status.status === 404 || status.status === 405) {
+      return `no MCP endpoint at ${where} (HTTP ${status.status}); ${hint}`;
+    }
+    const type = status.headers.get("content-type")?.split(";")[0]?.trim();
+    return `${where} answered HTTP ${status.status}${type ? ` (${printableLine(type)})` : ""}, not MCP; ${hint}`;
+  }
+  const page = inChain(error, (cause) => cause instanceof NotAReplyError) as
+    | NotAReplyError
+    | undefined;
+  if (page !== undefined) {
+    const type = page.contentType.split(";")[0]?.trim() || "no body";
+    return `${where} answered HTTP ${page.status} (${printableLine(type)}), not MCP; ${hint}`;
+  }
+  if (url.protocol === "https:" && inChain(error, wrongTlsVersion) !== undefined) {
+    const plain = new URL(url.href);
+    plain.protocol = "http:";
+    return `${where}: the port does not speak TLS (plain HTTP?); try ${printableLine(plain.href)}`;
+  }
+  return undefined;
+}
+
+/** OpenSSL's answer to a plain-HTTP reply where a TLS record was expected. */
+function wrongTlsVersion(cause: unknown): boolean {
+  const code = (cause as NodeJS.ErrnoException).code;
+  return (
+    code === "ERR_SSL_WRONG_VERSION_NUMBER" ||
+    (cause instanceof Error && /wrong version number/i.test(cause.message))
+  );
+}
+
+function inChain(error: unknown, wanted: (cause: unknown) => boolean): unknown {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++) {
+    if (wanted(current)) return current;
+    if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
+    else current = current.cause;
+  }
+  return undefined;
 }

@@ -13,6 +13,7 @@ import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { CONFIG_OPTIONS, configTarget, resolveConfigTarget } from "./config-target.js";
 import {
+  httpFailure,
   junkMessage,
   networkFailure,
   StdoutJunkWatch,
@@ -312,6 +313,8 @@ export async function openClient(
     }
     const network = networkFailure(systemErrorCode(error), describeTarget(target));
     if (network !== undefined && target.kind !== "stdio") throw new CliError(network);
+    const http = target.kind === "http" ? httpFailure(error, target.url) : undefined;
+    if (http !== undefined) throw new CliError(http);
     throw error;
   } finally {
     clearTimeout(deadline);

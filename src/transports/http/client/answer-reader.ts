@@ -45,10 +45,23 @@ export async function replyIn(
   if (type.includes("application/json")) return jsonReplyIn(await answer.text(), request.id, sink);
   answer.discard();
   if (cancelled.aborted) throw cancelled.reason;
-  throw new LocalError(
-    "transport",
-    `${request.method}: HTTP ${answer.status} with ${type ? `content type ${type}` : "no body"} is no reply`,
-  );
+  throw new NotAReplyError(request.method, answer.status, type);
+}
+
+/** A 2xx answer that is neither JSON nor SSE (a web page where an MCP endpoint was expected). */
+export class NotAReplyError extends LocalError {
+  override name = "NotAReplyError";
+  readonly status: number;
+  readonly contentType: string;
+
+  constructor(method: string, status: number, contentType: string) {
+    super(
+      "transport",
+      `${method}: HTTP ${status} with ${contentType ? `content type ${contentType}` : "no body"} is no reply`,
+    );
+    this.status = status;
+    this.contentType = contentType;
+  }
 }
 
 /**
