@@ -108,6 +108,16 @@ export class RedisTaskStore implements TaskStore {
     return JSON.parse(json) as TaskRecord;
   }
 
+  async listIds(quotaOwner: string): Promise<string[]> {
+    const ids = await this.commands.send([
+      "ZRANGE",
+      this.commands.key(`tasks:owner:${quotaOwner}`),
+      "0",
+      "-1",
+    ]);
+    return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === "string") : [];
+  }
+
   async compareAndSet(next: TaskRecord, expectedVersion: number): Promise<boolean> {
     const changed = await this.commands.eval(
       COMPARE_AND_SET,

@@ -134,6 +134,12 @@ export class ServerConnection implements SessionDispatcher {
     void this.session.notify(`notifications/${kind}/list_changed`).catch(() => {});
   }
 
+  /** notifications/tasks/status (2025-11-25) for a task this session made. */
+  notifyTaskStatus(task: JsonObject): void {
+    if (!this.legacy?.initialized) return;
+    void this.session.notify("notifications/tasks/status", task).catch(() => {});
+  }
+
   notifyResourceUpdated(uri: string): void {
     if (!this.legacy?.subscriptions?.has(uri)) return;
     void this.session.notify("notifications/resources/updated", { uri }).catch(() => {});

@@ -138,6 +138,8 @@ interface RegisteredTool {
   handler: ToolHandler;
   /** options.requiredClientCapabilities, when any (with the extension for `required` tasks). */
   requires: JsonObject | undefined;
+  /** options.requiredClientCapabilities alone (what a legacy task call must have declared). */
+  ownRequires: JsonObject | undefined;
   /** options.scopes, when any. */
   scopes: readonly string[] | undefined;
   /** options.task, when the tool can run as a task. */
@@ -212,8 +214,9 @@ export class Features {
     this.validator.precheck(tool.inputSchema);
     if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
     checkHeaderAnnotations(tool);
-    let requires = options.requiredClientCapabilities as JsonObject | undefined;
-    if (requires !== undefined) checkRequiredCapabilities(requires, `tool ${tool.name}`);
+    const ownRequires = options.requiredClientCapabilities as JsonObject | undefined;
+    if (ownRequires !== undefined) checkRequiredCapabilities(ownRequires, `tool ${tool.name}`);
+    let requires = ownRequires;
     const scopes = checkScopes(options.scopes, `tool ${tool.name}`);
     const task = checkToolTask(options.task, tool.name);
     if (task?.support === "required") requires = mergeRequirement(requires, tasksRequirement());
@@ -222,6 +225,7 @@ export class Features {
       // The parsers below make the handler's typed view true at run time.
       handler: handler as unknown as ToolHandler,
       requires,
+      ownRequires,
       scopes,
       task,
       parseInput: standardParser(inputSchema, "arguments"),
@@ -264,9 +268,20 @@ export class Features {
     return this.prompts.set(prompt.name, { prompt, handler, options });
   }
 
-  listTools(params: JsonObject, pageSize?: number): JsonObject {
+  /** `legacyTasks`: with each task tool's 2025-11-25 execution.taskSupport. */
+  listTools(params: JsonObject, pageSize?: number, legacyTasks = false): JsonObject {
     const { page, nextCursor } = paginate(
-      [...this.tools.values()].map((entry) => entry.tool),
+      [...this.tools.values()].map((entry) =>
+        legacyTasks && entry.task
+          ? {
+              ...entry.tool,
+              execution: {
+                ...((entry.tool as unknown as JsonObject).execution as JsonObject | undefined),
+                taskSupport: entry.task.support,
+              },
+            }
+          : entry.tool,
+      ),
       params.cursor,
       pageSize,
     );
@@ -300,7 +315,10 @@ export class Features {
     if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
     const entry = this.tools.get(name);
     if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
-    const lacking = requirementError(entry.requires, context.clientCapabilities);
+    // A legacy session asks for a task with params.task, not by declaring the extension.
+    const legacyTask = entry.task !== undefined && context.era === "legacy";
+    const requires = legacyTask ? entry.ownRequires : entry.requires;
+    const lacking = requirementError(requires, context.clientCapabilities);
     if (lacking) throw lacking;
     let args: unknown = params.arguments ?? {};
     // Spec: argument validation failures are tool errors the model can see and fix.
@@ -315,7 +333,11 @@ export class Features {
     const invoke = async (handlerContext: HandlerContext) =>
       this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
     if (entry.task && tasks)
-      return callWithTask(tasks, entry.task, args as JsonObject, context, invoke);
+      return callWithTask(tasks, entry.task, args as JsonObject, context, invoke, params.task);
+    if (params.task !== undefined && context.era === "legacy" && tasks && this.hasTaskTools) {
+      // "SHOULD return a -32601" for a task asked of a tool that cannot be one (tasks.mdx).
+      throw new JsonRpcError(ErrorCode.MethodNotFound, `Tool ${name} cannot run as a task`);
+    }
     return invoke(context);
   }
 

@@ -44,9 +44,16 @@ import {
   type SubscriptionEvent,
   type SubscriptionEventSource,
 } from "./subscriptions.js";
+import { LegacyTasks } from "./tasks/legacy-tasks.js";
+import {
+  LEGACY_TASK_METHODS,
+  legacyTaskFromNotification,
+  legacyTasksCapability,
+  madeLegacyTasksOf,
+} from "./tasks/legacy-wire.js";
 import { TaskManager } from "./tasks/manager.js";
 import { taskNotification } from "./tasks/task-view.js";
-import { TASKS_EXTENSION } from "./tasks/wire.js";
+import { declaresTasks, TASKS_EXTENSION } from "./tasks/wire.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 
@@ -75,6 +82,7 @@ export class McpServer implements ServerCore {
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
   /** Made with the first task tool: servers without one never load a store. */
   private taskManager: TaskManager | undefined;
+  private legacyTasks: LegacyTasks | undefined;
   /** What peers cause over and over is logged once per window, then counted (see LogThrottle). */
   private readonly peerFaults: LogThrottle<Error>;
 
@@ -140,6 +148,13 @@ export class McpServer implements ServerCore {
   /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
   get tasks(): TaskManager | undefined {
     return this.taskManager;
+  }
+
+  /** The 2025-11-25 form of the same tasks, made with the first legacy tasks/* request. */
+  private get legacyTaskMethods(): LegacyTasks | undefined {
+    if (!this.taskManager) return undefined;
+    this.legacyTasks ??= new LegacyTasks(this.taskManager, this.options.pageSize);
+    return this.legacyTasks;
   }
 
   /**
@@ -217,7 +232,7 @@ export class McpServer implements ServerCore {
   }
 
   /** The same for both eras here; a subclass (the gateway) may tell them apart. */
-  capabilities(_era: Era): ServerCapabilities {
+  capabilities(era: Era): ServerCapabilities {
     const { features } = this;
     const capabilities: ServerCapabilities = {};
     if (features.tools.size > 0) capabilities.tools = { listChanged: true };
@@ -234,6 +249,10 @@ export class McpServer implements ServerCore {
     // Only a server with a tool that can become a task has the extension to offer.
     if (this.taskManager && features.hasTaskTools) {
       capabilities.extensions = { [TASKS_EXTENSION]: {} };
+      // The same tools as 2025-11-25 task-augmented calls (basic/utilities/tasks.mdx).
+      if (era === "legacy") {
+        capabilities.tasks = legacyTasksCapability(this.taskManager.store.listIds !== undefined);
+      }
     }
     const extra = this.options.capabilities;
     if (capabilities.extensions && extra?.extensions) {
@@ -262,14 +281,23 @@ export class McpServer implements ServerCore {
         return result;
       }
       case "tools/list":
-        if (capabilities.tools) return features.listTools(params, pageSize);
+        if (capabilities.tools) {
+          return features.listTools(params, pageSize, capabilities.tasks !== undefined);
+        }
         break;
       case "tools/call":
         if (capabilities.tools) return features.callTool(params, context, this.taskManager);
         break;
       case "tasks/get":
       case "tasks/update":
-      case "tasks/cancel": {
+      case "tasks/cancel":
+      case "tasks/result":
+      case "tasks/list": {
+        const legacy = context.era === "legacy" && LEGACY_TASK_METHODS.has(method);
+        if (legacy && capabilities.tasks && !declaresTasks(context.clientCapabilities)) {
+          return this.legacyTaskMethods!.handle(method, params, context);
+        }
+        if (method === "tasks/result" || method === "tasks/list") break;
         const extensions = capabilities.extensions as JsonObject | undefined;
         if (this.taskManager && extensions?.[TASKS_EXTENSION] !== undefined) {
           return this.taskManager.handle(method, params, context);
@@ -345,8 +373,16 @@ export class McpServer implements ServerCore {
   }
 
   private deliverToLegacy(event: SubscriptionEvent): void {
-    // Task status travels on listen streams only (modern; the extension has no legacy push).
-    if (event.type === "taskStatus") return;
+    // Extension task status travels on listen streams; a legacy session hears its own tasks'.
+    if (event.type === "taskStatus") {
+      if (!this.legacyTasks && !this.taskManager) return;
+      for (const connection of this.connections) {
+        if (madeLegacyTasksOf(connection, event.owner)) {
+          connection.notifyTaskStatus(legacyTaskFromNotification(event.task));
+        }
+      }
+      return;
+    }
     if (event.type === "resourceUpdated") {
       for (const connection of this.connections) connection.notifyResourceUpdated(event.uri);
       return;

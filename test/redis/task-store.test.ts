@@ -108,6 +108,15 @@ describe("RedisTaskStore", () => {
     assert.equal(await redis.client.pTTL(`${redis.prefix}cap:tasks:all`), -1);
   });
 
+  it("lists the ids counted against one quota owner (legacy tasks/list), no one else's", async () => {
+    const quota = (owner: string) => ({ owner, max: 10 });
+    await store.create(record("listed-a", 60_000), quota("s:lister"));
+    await store.create(record("listed-b", 60_000), quota("s:lister"));
+    await store.create(record("listed-other", 60_000), quota("s:other"));
+    assert.deepEqual((await store.listIds("s:lister")).sort(), ["listed-a", "listed-b"]);
+    assert.deepEqual(await store.listIds("s:nobody"), []);
+  });
+
   it("says it is shared across instances", () => {
     assert.equal(store.sharedAcrossInstances, true);
   });

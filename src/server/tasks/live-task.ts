@@ -54,6 +54,14 @@ export class LiveTask {
     waiter.resolve(value);
   }
 
+  /** Fails the input call waiting on `key` (the client could not answer it). */
+  fail(key: string, error: Error): void {
+    const waiter = this.waiters.get(key);
+    if (!waiter) return;
+    this.waiters.delete(key);
+    waiter.reject(error);
+  }
+
   /** Aborts the handler's signal and fails every input call still waiting. */
   stop(reason: string): void {
     if (!this.controller.signal.aborted) {

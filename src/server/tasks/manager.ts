@@ -28,7 +28,8 @@ export interface TasksOptions {
   relay?: TaskRelay;
   /**
    * With a relay: how often a task waiting for input here reads its record for answers another
-   * instance accepted (in case the relay lost them), in ms. Default 2000.
+   * instance accepted (in case the relay lost them), in ms; also how often a legacy
+   * tasks/result waiting for the task's end re-reads it. Default 2000.
    */
   answerCheckMs?: number;
   /**
@@ -106,6 +107,10 @@ export class TaskManager {
   private readonly stopRelay: (() => void) | undefined;
   /** With a relay: reads the records of tasks waiting here for answers taken elsewhere. */
   private readonly answers: AnswerWatch | undefined;
+  /** Local listeners to one task's changes (legacy tasks/result waits on them). */
+  private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
+  /** How often a waiting legacy tasks/result re-reads the store (changes made elsewhere, TTL). */
+  readonly recheckMs: number;
 
   /** `announce` hears every committed change of a task (for notifications/tasks). */
   constructor(
@@ -129,6 +134,7 @@ export class TaskManager {
     this.announce = announce;
     this.relay = options.relay;
     this.runners = options.runners;
+    this.recheckMs = Math.max(1, options.answerCheckMs ?? DEFAULT_ANSWER_CHECK_MS);
     this.stopRelay = this.relay?.receive((message) => this.relayed(message));
     if (this.relay) {
       const everyMs = Math.max(1, options.answerCheckMs ?? DEFAULT_ANSWER_CHECK_MS);
@@ -145,12 +151,13 @@ export class TaskManager {
     principal: unknown,
     times: TaskTimes,
     legacyConnection?: object,
+    owner: string = taskOwner(principal),
   ): Promise<TaskRecord> {
     const now = this.now();
     const record: TaskRecord = {
       // 122 random bits: the id is a bearer handle, so it must not be guessable.
       taskId: globalThis.crypto.randomUUID(),
-      owner: taskOwner(principal),
+      owner,
       status: "working",
       createdAt: now,
       lastUpdatedAt: now,
@@ -251,7 +258,7 @@ export class TaskManager {
     if (typeof taskId !== "string" || taskId === "") {
       throw new InvalidParamsError(`${method} needs a string "taskId"`);
     }
-    const record = await this.find(taskId, context.principal);
+    const record = await this.find(taskId, taskOwner(context.principal));
     switch (method) {
       case "tasks/get":
         return detailedTask(record);
@@ -268,9 +275,9 @@ export class TaskManager {
    * The caller's task, or -32602. Unknown, expired and someone else's look the same, so that
    * the answer tells a stranger nothing about other principals' task ids.
    */
-  private async find(taskId: string, principal: unknown): Promise<TaskRecord> {
+  async find(taskId: string, owner: string): Promise<TaskRecord> {
     const record = await this.store.get(taskId);
-    if (!record || record.owner !== taskOwner(principal)) {
+    if (!record || record.owner !== owner) {
       throw new InvalidParamsError("Task not found (unknown, expired, or not yours)", { taskId });
     }
     return this.orphaned(record);
@@ -297,7 +304,8 @@ export class TaskManager {
     return failed ?? record;
   }
 
-  private async update(record: TaskRecord, responses: unknown): Promise<void> {
+  /** Accepts answers to outstanding input requests (tasks/update, or a legacy tasks/result round). */
+  async update(record: TaskRecord, responses: unknown): Promise<void> {
     if (!isPlainObject(responses)) {
       throw new InvalidParamsError(
         "tasks/update needs inputResponses: an object keyed by input request key",
@@ -347,9 +355,10 @@ export class TaskManager {
     }
   }
 
-  private async cancel(record: TaskRecord): Promise<void> {
+  /** Cancels the task unless it ended; resolves with the record as stored afterwards. */
+  async cancel(record: TaskRecord): Promise<TaskRecord | undefined> {
     // Idempotent: a task that already ended keeps its status and the client gets the same ack.
-    if (isTerminal(record.status)) return;
+    if (isTerminal(record.status)) return record;
     const changed = await this.mutate(record.taskId, (current) =>
       isTerminal(current.status)
         ? undefined
@@ -359,9 +368,38 @@ export class TaskManager {
             inputRequests: undefined,
           },
     );
-    if (changed?.status !== "cancelled") return;
+    if (changed?.status !== "cancelled") return changed;
     if (this.live.has(record.taskId)) this.stopLive(record.taskId);
     else await this.relay?.send({ taskId: record.taskId, cancel: true });
+    return changed;
+  }
+
+  /**
+   * A legacy tasks/result could not get an answer to input request `key` from the client: the
+   * handler's input call fails with `error` (if it waits here) and the request is withdrawn.
+   */
+  async withdrawInput(taskId: string, key: string, error: Error): Promise<void> {
+    this.live.get(taskId)?.fail(key, error);
+    await this.mutate(taskId, (current) => {
+      if (current.status !== "input_required" || !current.inputRequests?.[key]) return undefined;
+      const { [key]: _gone, ...remaining } = current.inputRequests;
+      return Object.keys(remaining).length > 0
+        ? { inputRequests: remaining }
+        : { status: "working", inputRequests: undefined };
+    });
+  }
+
+  /** Hears every committed change of `taskId` made in this process; returns the unsubscriber. */
+  watch(taskId: string, listener: (record: TaskRecord) => void): () => void {
+    const listeners = this.watchers.get(taskId) ?? new Set();
+    this.watchers.set(taskId, listeners);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.watchers.get(taskId) === listeners) {
+        this.watchers.delete(taskId);
+      }
+    };
   }
 
   private stopLive(taskId: string): void {
@@ -429,6 +467,8 @@ export class TaskManager {
         // Announced only once stored, in commit order: a listener never hears a state that a
         // losing compare-and-set would have taken back.
         this.announce(next);
+        const listeners = this.watchers.get(taskId);
+        if (listeners) for (const listener of [...listeners]) listener(next);
         return next;
       }
     }

@@ -87,6 +87,10 @@ export class InMemoryTaskStore implements TaskStore {
     return true;
   }
 
+  async listIds(quotaOwner: string): Promise<string[]> {
+    return [...(this.quotaTasks.get(quotaOwner) ?? [])];
+  }
+
   /** Drops every task whose TTL has elapsed. */
   sweep(): void {
     const now = this.now();

@@ -54,6 +54,11 @@ export interface TaskStore {
    * version is still `expectedVersion`; false when it changed meanwhile, or the task is gone.
    */
   compareAndSet(next: TaskRecord, expectedVersion: number): Promise<boolean>;
+  /**
+   * Optional: the ids of the tasks counted against quota owner `quotaOwner` (TaskQuota.owner),
+   * expired ones possibly included (get() then finds none). Needed for legacy tasks/list.
+   */
+  listIds?(quotaOwner: string): Promise<string[]>;
   /** True for a store several server processes share (see checkClusterSecret). */
   readonly sharedAcrossInstances?: boolean;
 }

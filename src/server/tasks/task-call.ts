@@ -1,4 +1,10 @@
-import { InternalError } from "../../jsonrpc/errors.js";
+import {
+  ErrorCode,
+  InternalError,
+  InvalidParamsError,
+  isPlainObject,
+  JsonRpcError,
+} from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import {
   type ContextInputs,
@@ -6,6 +12,7 @@ import {
   type HandlerContext,
   legacyConnectionOf,
 } from "../context.js";
+import { legacyTask, legacyTaskOwner, noteLegacyTaskOwner } from "./legacy-wire.js";
 import type { LiveTask } from "./live-task.js";
 import type { TaskManager, TaskTimes } from "./manager.js";
 import type { TaskRecord } from "./store.js";
@@ -50,7 +57,16 @@ export async function callWithTask(
   args: JsonObject,
   context: HandlerContext,
   invoke: ToolInvocation,
+  /** tools/call's `task` parameter (2025-11-25 task augmentation; legacy sessions only). */
+  augmentation?: unknown,
 ): Promise<JsonObject> {
+  if (
+    context.era === "legacy" &&
+    options.support !== "never" &&
+    !declaresTasks(context.clientCapabilities)
+  ) {
+    return legacyTaskCall(manager, options, context, invoke, augmentation);
+  }
   if (options.support === "never" || !declaresTasks(context.clientCapabilities)) {
     return invoke(context);
   }
@@ -69,6 +85,59 @@ export async function callWithTask(
   detach(inputs, live);
   runDetached(manager, live, invoke(taskContext));
   return createTaskResult(record);
+}
+
+/**
+ * A 2025-11-25 tools/call: a task when the client sent `task` (whatever `when` and `start`
+ * say: it asked for one), a plain call otherwise, or -32601 for a tool that must be a task
+ * (tasks.mdx, Tool-Level Negotiation).
+ */
+async function legacyTaskCall(
+  manager: TaskManager,
+  options: ToolTaskOptions,
+  context: HandlerContext,
+  invoke: ToolInvocation,
+  augmentation: unknown,
+): Promise<JsonObject> {
+  if (augmentation === undefined) {
+    if (options.support !== "required") return invoke(context);
+    throw new JsonRpcError(
+      ErrorCode.MethodNotFound,
+      "This tool requires task augmentation: send tools/call with a `task` parameter",
+    );
+  }
+  if (!isPlainObject(augmentation)) {
+    throw new InvalidParamsError('tools/call: "task" must be an object ({ ttl?: number })');
+  }
+  const toolTtl = options.ttlMs === undefined ? manager.defaults.ttlMs : options.ttlMs;
+  const asked = augmentation.ttl;
+  if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0)) {
+    throw new InvalidParamsError(
+      'tools/call: "task.ttl" must be a positive integer (milliseconds)',
+    );
+  }
+  // The receiver may shorten what was asked for, never lengthen it past the tool's own TTL.
+  const ttlMs =
+    asked === undefined
+      ? toolTtl
+      : toolTtl === null
+        ? (asked as number)
+        : Math.min(asked as number, toolTtl);
+  const times: TaskTimes = {
+    ttlMs,
+    pollIntervalMs: options.pollIntervalMs ?? manager.defaults.pollIntervalMs,
+  };
+  const session = legacyConnectionOf(context);
+  const owner = legacyTaskOwner(context.principal, session);
+  const record = await createOrRefuse(manager, context, times, owner);
+  noteLegacyTaskOwner(session, owner);
+  const live = manager.attach(record);
+  const { context: taskContext, inputs } = deriveHandlerContext(context, {
+    request: { signal: live.controller.signal },
+  });
+  detach(inputs, live);
+  runDetached(manager, live, invoke(taskContext));
+  return { task: legacyTask(record) };
 }
 
 /** start: "handler": the request lasts until the handler returns or calls startTask(). */
@@ -147,9 +216,10 @@ async function createOrRefuse(
   manager: TaskManager,
   context: HandlerContext,
   times: TaskTimes,
+  owner?: string,
 ): Promise<TaskRecord> {
   try {
-    return await manager.create(context.principal, times, legacyConnectionOf(context));
+    return await manager.create(context.principal, times, legacyConnectionOf(context), owner);
   } catch (error) {
     if (error instanceof TaskQuotaError) {
       throw new InternalError(

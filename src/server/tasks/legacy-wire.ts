@@ -1,0 +1,78 @@
+import type { JsonObject } from "../../jsonrpc/types.js";
+import { taskOwner, taskQuotaOwner } from "./owner.js";
+import type { TaskRecord } from "./store.js";
+
+/**
+ * The tasks of the 2025-11-25 revision (basic/utilities/tasks.mdx), served from the same
+ * records as the extension: the wire names that differ (ttl, pollInterval, a `task` wrapper).
+ */
+export const LEGACY_TASK_METHODS = new Set([
+  "tasks/get",
+  "tasks/result",
+  "tasks/list",
+  "tasks/cancel",
+]);
+
+/** The _meta key tying a message to its task (tasks.mdx, Associating Task-Related Messages). */
+export const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** The `tasks` server capability: list only where the store can list an owner's tasks. */
+export function legacyTasksCapability(canList: boolean): JsonObject {
+  return {
+    ...(canList ? { list: {} } : {}),
+    cancel: {},
+    requests: { tools: { call: {} } },
+  };
+}
+
+/** The 2025-11-25 Task object for a record. */
+export function legacyTask(record: TaskRecord): JsonObject {
+  const task: JsonObject = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttl: record.ttlMs,
+  };
+  if (record.pollIntervalMs !== undefined) task.pollInterval = record.pollIntervalMs;
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
+  return task;
+}
+
+/** The same from the extension's notification params (what a taskStatus event carries). */
+export function legacyTaskFromNotification(task: JsonObject): JsonObject {
+  const legacy: JsonObject = {
+    taskId: task.taskId as string,
+    status: task.status as string,
+    createdAt: task.createdAt as string,
+    lastUpdatedAt: task.lastUpdatedAt as string,
+    ttl: (task.ttlMs ?? null) as number | null,
+  };
+  if (task.pollIntervalMs !== undefined) legacy.pollInterval = task.pollIntervalMs;
+  if (task.statusMessage !== undefined) legacy.statusMessage = task.statusMessage;
+  return legacy;
+}
+
+/**
+ * Whose a legacy task is: the authenticated principal (as for the extension), else the session
+ * that made it, so that an anonymous session sees only its own tasks (tasks/list included).
+ */
+export function legacyTaskOwner(principal: unknown, session: object | undefined): string {
+  if (principal !== undefined && principal !== null) return taskOwner(principal);
+  return taskQuotaOwner(undefined, session);
+}
+
+/** Per legacy session, the owner keys of the tasks it made (whom notifications/tasks/status reach). */
+const sessionOwners = new WeakMap<object, Set<string>>();
+
+export function noteLegacyTaskOwner(session: object | undefined, owner: string): void {
+  if (!session) return;
+  const owners = sessionOwners.get(session);
+  if (owners) owners.add(owner);
+  else sessionOwners.set(session, new Set([owner]));
+}
+
+/** Whether the legacy session `session` made a task of owner key `owner`. */
+export function madeLegacyTasksOf(session: object, owner: string): boolean {
+  return sessionOwners.get(session)?.has(owner) ?? false;
+}
