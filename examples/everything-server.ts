@@ -11,7 +11,9 @@
  * the issuer) is at /.well-known/oauth-protected-resource/mcp, and every request needs a JWT
  * access token from that issuer (checked against its JWKS) whose audience is the resource URL:
  * --auth-resource, default http://localhost:<port>/mcp. --auth-scopes 'a b' makes every request
- * need those scopes (a token without them gets a 403 insufficient_scope challenge).
+ * need those scopes (a token without them gets a 403 insufficient_scope challenge) and names
+ * them in the 401 challenge and the metadata, so clients ask for them; without it the server
+ * advertises no scope and warns on stderr.
  *
  * With --redis, every instance started with the same Redis URL (and --redis-prefix, default
  * "mcpwire:") serves as one server behind a load balancer (examples/everything-cluster.ts,
@@ -114,6 +116,13 @@ async function authGuard(args: Args): Promise<ResourceGuard | undefined> {
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     process.exit(2);
+  }
+  // Spec-following clients ask for the scopes a server names, and for none when it names none,
+  // which many authorization servers refuse.
+  if (args.authScopes.length === 0) {
+    process.stderr.write(
+      "warning: --auth-issuer without --auth-scopes advertises no scope: clients will ask for none, and many authorization servers refuse that (access_denied)\n",
+    );
   }
   const useEndpointUrl = guard.useEndpointUrl?.bind(guard);
   guard.useEndpointUrl = (url) => {

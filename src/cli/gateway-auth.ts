@@ -56,14 +56,18 @@ function digest(text: string): Buffer {
  * The guard for --auth-issuer: the gateway as an OAuth protected resource taking that issuer's
  * JWT access tokens. mcpwire/auth (and jose) load only then. Beyond loopback the resource URL
  * must be given: the address the gateway binds (0.0.0.0, say) is not what clients reach.
+ * `scopes` (--auth-scopes) are needed by every request and advertised in the challenge and the
+ * metadata; with none, a spec-following client asks for no scope, which many authorization
+ * servers refuse: `warn` says so once.
  */
 export async function gatewayGuard(
-  issuer: string | undefined,
-  resource: string | undefined,
-  loopback: boolean,
+  settings: { issuer?: string; resource?: string; scopes?: string; loopback: boolean },
+  warn: (line: string) => void,
 ): Promise<ResourceGuard | undefined> {
+  const { issuer, resource, loopback } = settings;
   if (issuer === undefined) {
     if (resource !== undefined) throw new UsageError("--auth-resource needs --auth-issuer");
+    if (settings.scopes !== undefined) throw new UsageError("--auth-scopes needs --auth-issuer");
     return undefined;
   }
   if (resource === undefined && !loopback) {
@@ -71,10 +75,24 @@ export async function gatewayGuard(
       "--auth-issuer beyond loopback needs --auth-resource <the URL clients use, e.g. https://mcp.example.com/mcp>",
     );
   }
+  const scopes = (settings.scopes ?? "").split(" ").filter((scope) => scope !== "");
+  if (settings.scopes !== undefined && scopes.length === 0) {
+    throw new UsageError('--auth-scopes needs at least one scope, e.g. --auth-scopes "mcp:tools"');
+  }
   const { protectResource } = await import("../auth/index.js");
+  let guard: ResourceGuard;
   try {
-    return protectResource({ issuer, ...(resource !== undefined ? { resource } : {}) });
+    guard = protectResource({
+      issuer,
+      ...(resource !== undefined ? { resource } : {}),
+      ...(scopes.length > 0 ? { requiredScopes: scopes } : {}),
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (scopes.length === 0) warn(NO_SCOPES_WARNING);
+  return guard;
 }
+
+export const NO_SCOPES_WARNING =
+  "mcpwire gateway: warning: --auth-issuer without --auth-scopes advertises no scope: clients will ask for none, and many authorization servers refuse that (access_denied)";

@@ -53,7 +53,12 @@ Options:
   --auth-issuer <url>      be an OAuth protected resource instead: take JWT access tokens from this
                            issuer (checked with its JWKS), serve the metadata naming it
   --auth-resource <url>    the URL clients use, the audience tokens must name (default: the URL
-                           listened on; required beyond loopback)
+                           listened on; required beyond loopback). With --legacy-sse, /sse and
+                           /messages are the resource beside it (…/sse, metadata at
+                           /.well-known/oauth-protected-resource/sse) unless this one covers them
+  --auth-scopes "<a b>"    scopes every request needs, named in the 401 challenge and the metadata
+                           (scopes_supported), so clients ask for them; without it the gateway
+                           advertises none and warns (many authorization servers then refuse)
   --cors                   answer browser preflights (CORS) for the allowed origins (by default
                            only the gateway's own origin: give --allowed-origin for your app)
   --legacy-sse             also serve the deprecated HTTP+SSE transport (2024-11-05) for old
@@ -88,6 +93,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     "token-file": "value",
     "auth-issuer": "value",
     "auth-resource": "value",
+    "auth-scopes": "value",
     cors: "flag",
     "legacy-sse": "flag",
     "allowed-host": "list",
@@ -171,9 +177,13 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     );
   }
   const auth = await gatewayGuard(
-    issuer,
-    options["auth-resource"] as string | undefined,
-    isLoopbackHostname(host) || host === "::1",
+    {
+      issuer,
+      resource: options["auth-resource"] as string | undefined,
+      scopes: options["auth-scopes"] as string | undefined,
+      loopback: isLoopbackHostname(host) || host === "::1",
+    },
+    logLine,
   );
   const verbose = options.verbose === true;
   const [command, ...args] = fromConfig

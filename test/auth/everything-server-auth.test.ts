@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "../cli/run-cli.js";
 import { spawnListening, stopChild } from "../helpers/listening-child.js";
 import { json, post, request } from "../transports/http/http-helpers.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
@@ -18,7 +19,9 @@ const SERVER = resolve(
   "../../examples/everything-server.js",
 );
 
-async function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+async function start(
+  args: string[],
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   return spawnListening(process.execPath, [SERVER, "--http", "--port", "0", ...args]);
 }
 
@@ -29,7 +32,7 @@ const listTools = (url: string, token?: string) =>
 
 describe("everything example with --auth-issuer", () => {
   let as: JwtIssuer;
-  let server: { child: ChildProcess; url: string };
+  let server: { child: ChildProcess; url: string; stderr: () => string };
   let port: string;
   before(async () => {
     as = await startJwtIssuer();
@@ -49,6 +52,12 @@ describe("everything example with --auth-issuer", () => {
     const document = await json(response);
     assert.equal(document.resource, `http://localhost:${port}/mcp`);
     assert.deepEqual(document.authorization_servers, [as.issuer]);
+  });
+
+  it("warns at start that it advertises no scope (no --auth-scopes)", async () => {
+    // stderr and stdout ("listening on") are separate pipes: the line may come second.
+    const warning = /^warning: --auth-issuer without --auth-scopes advertises no scope/m;
+    await waitFor("the warning", () => (warning.test(server.stderr()) ? true : undefined));
   });
 
   it("refuses a request without a token, pointing at the metadata", async () => {

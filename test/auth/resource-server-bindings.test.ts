@@ -40,8 +40,8 @@ after(async () => {
   await as.close();
 });
 
-const tokenFor = (sub: string, scope = "mcp") =>
-  as.mint(rs.url, { claims: { sub, client_id: "app", scope } });
+const tokenFor = (sub: string, scope = "mcp", resource = rs.url) =>
+  as.mint(resource, { claims: { sub, client_id: "app", scope } });
 
 class LegacyUser {
   constructor(
@@ -130,8 +130,12 @@ describe("legacy sessions belong to the user who opened them", () => {
 });
 
 describe("HTTP+SSE (2024-11-05) sessions belong to the user who opened them", () => {
+  // /sse and /messages are a resource of their own (…/sse): tokens are for it.
+  const sseToken = (sub: string, scope = "mcp") =>
+    tokenFor(sub, scope, new URL("/sse", rs.url).href);
+
   it("another user's token cannot post into the session", async () => {
-    const alice = await tokenFor("alice");
+    const alice = await sseToken("alice");
     const sse = await fetch(new URL("/sse", rs.url), {
       headers: { Accept: "text/event-stream", Authorization: `Bearer ${alice}` },
     });
@@ -144,8 +148,8 @@ describe("HTTP+SSE (2024-11-05) sessions belong to the user who opened them", ()
         headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
         body: JSON.stringify(initializeBody("2024-11-05")),
       });
-    assert.equal((await postAs(await tokenFor("mallory"))).status, 404);
-    assert.equal((await postAs(await tokenFor("alice", "refreshed"))).status, 202);
+    assert.equal((await postAs(await sseToken("mallory"))).status, 404);
+    assert.equal((await postAs(await sseToken("alice", "refreshed"))).status, 202);
     await events.cancel();
   });
 });

@@ -159,6 +159,36 @@ describe("method and resource-wide scopes", () => {
   });
 });
 
+describe("advertised scopes (what spec-following clients ask for)", () => {
+  it("the scopes every request needs are the metadata's scopes_supported too", async () => {
+    const rs = await startProtected({ issuer: as.issuer, requiredScopes: ["mcp:tools"] });
+    try {
+      const document = await json(await fetch(metadataUrlOf(rs.url)));
+      assert.deepEqual(document.scopes_supported, ["mcp:tools"]);
+      const refused = await callTool(rs.url, "whoami", "Bearer not-valid");
+      assert.equal(refused.status, 401);
+      assert.equal(challengeOf(refused).scope, "mcp:tools");
+    } finally {
+      await rs.close();
+    }
+  });
+
+  it("with none needed, the 401 challenge names scopes_supported", async () => {
+    const rs = await startProtected({ issuer: as.issuer, scopesSupported: ["a", "b"] });
+    try {
+      const refused = await callTool(rs.url, "whoami", undefined);
+      assert.equal(refused.status, 401);
+      assert.equal(challengeOf(refused).scope, "a b");
+      assert.deepEqual((await json(await fetch(metadataUrlOf(rs.url)))).scopes_supported, [
+        "a",
+        "b",
+      ]);
+    } finally {
+      await rs.close();
+    }
+  });
+});
+
 describe("the web-standard handler", () => {
   it("serves the metadata, challenges and checks scopes without node:http", async () => {
     const resource = "https://mcp.example.com/mcp";

@@ -13,6 +13,7 @@ import { checkServerUrl } from "./config-checks.js";
 import { IntrospectionGate } from "./introspection-gate.js";
 import { issuedInFuture } from "./jwt-verifier.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
+import { audienceNames, normalResourceId } from "./resource-id.js";
 import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -109,11 +110,11 @@ export function tokenIntrospection(options: IntrospectionOptions): TokenVerifier
       throw new InvalidTokenError("the token's iss claim is not acceptable");
     }
     const exp = checkTimes(answer, toleranceSec);
-    const audiences = answer.aud === undefined ? [] : [answer.aud].flat();
-    if (
-      !audiences.includes(resource) &&
-      (answer.aud !== undefined || options.requireAudience !== false)
-    ) {
+    const named =
+      answer.aud === undefined
+        ? options.requireAudience === false
+        : audienceNames(answer.aud, normalResourceId(resource) ?? resource);
+    if (!named) {
       throw new InvalidTokenError("the token's audience is not this resource");
     }
     const cnf = answer.cnf as { jkt?: unknown } | undefined;

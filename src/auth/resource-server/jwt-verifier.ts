@@ -2,8 +2,8 @@
  * JWT access tokens (RFC 9068): signature checked against the issuer's JWKS (found through its
  * RFC 8414 / OIDC metadata, fetched by jose's remote key set, which caches it and fetches again
  * for an unknown `kid`, so key rotation needs nothing), `iss` equal to the issuer, `aud` naming
- * this resource, `exp` present and not passed, `typ` at+jwt. Both documents come over node:http
- * (node-get.ts) unless the caller passes a fetch.
+ * this resource (compared after RFC 3986 normalisation), `exp` present and not passed, `typ`
+ * at+jwt. Both documents come over node:http (node-get.ts) unless the caller passes a fetch.
  */
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from "jose";
 import { assertSecureUrl } from "../../transports/http/client/auth.js";
@@ -12,6 +12,7 @@ import { AuthHttp } from "../http.js";
 import { checkServerUrl } from "./config-checks.js";
 import { nodeGet } from "./node-get.js";
 import { InvalidTokenError, optionalString, scopesFrom, type VerifiedToken } from "./principal.js";
+import { audienceNames, normalResourceId } from "./resource-id.js";
 import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import type { TokenVerifier } from "./verifier.js";
 
@@ -100,7 +101,6 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
       try {
         const verified = await jwtVerify(token, jwks, {
           issuer,
-          audience: resource,
           algorithms,
           clockTolerance: toleranceSec,
           requiredClaims: ["exp", "iss", "aud"],
@@ -109,6 +109,11 @@ export function jwtAccessTokens(options: JwtAccessTokenOptions): TokenVerifier {
         typ = verified.protectedHeader.typ;
       } catch (error) {
         throw refusal(error);
+      }
+      // Compared here, not by jose: RFC 3986 normalisation makes `http://host/` and
+      // `http://host` one resource (resource-id.ts).
+      if (!audienceNames(payload.aud, normalResourceId(resource) ?? resource)) {
+        throw new InvalidTokenError("the token's audience is not this resource");
       }
       if (typ === undefined || !types.has(normalizeType(typ))) {
         throw new InvalidTokenError("the token is not a JWT access token (typ)");

@@ -7,12 +7,11 @@
  * needs before anything runs.
  */
 import { createHash } from "node:crypto";
-import { LogThrottle } from "../../text/log-throttle.js";
-import { printableLine } from "../../text/printable.js";
 import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
 import { type ChallengeError, challengeResponse, unavailableResponse } from "./challenge.js";
 import { checkServerUrl } from "./config-checks.js";
 import { DpopChecker, type DpopOptions, InvalidProofError } from "./dpop.js";
+import { failureReporter } from "./failure-reports.js";
 import { jwtAccessTokens } from "./jwt-verifier.js";
 import {
   type AccessTokenPrincipal,
@@ -20,6 +19,7 @@ import {
   principalOf,
   type VerifiedToken,
 } from "./principal.js";
+import { metadataDocument, resourceUrl, siblingResource, WELL_KNOWN } from "./resource-metadata.js";
 import { impliedScopesOf, type ScopeHierarchy, withImpliedScopes } from "./scope-hierarchy.js";
 import { TokenCache } from "./token-cache.js";
 import type { TokenVerifier } from "./verifier.js";
@@ -41,11 +41,19 @@ export interface ProtectResourceOptions {
   resource?: string;
   /** How tokens are checked. Default: jwtAccessTokens({ issuer }). */
   verifier?: TokenVerifier;
-  /** Scopes every request needs (named in the 401 challenge too). */
+  /**
+   * Scopes every request needs. They are named in every 401 challenge and, unless
+   * `scopesSupported` says otherwise, as the metadata's `scopes_supported`: clients following
+   * the spec ask for exactly these, and ask for none when a server names none.
+   */
   requiredScopes?: string[];
   /** Scopes a request of a given method needs, e.g. `{ "resources/read": ["files:read"] }`. */
   methodScopes?: Record<string, string[]>;
-  /** `scopes_supported` of the metadata (never `offline_access`: refresh tokens are no resource's business). */
+  /**
+   * `scopes_supported` of the metadata. Default: `requiredScopes`. With no `requiredScopes`, the
+   * 401 challenge names these instead (what a client should ask for to get in). Never
+   * `offline_access`: refresh tokens are no resource's business.
+   */
   scopesSupported?: string[];
   /**
    * Which scopes imply which, e.g. `{ files: ["files:read", "files:write"] }` or a function:
@@ -73,20 +81,67 @@ export interface ProtectResourceOptions {
   onError?(error: Error): void;
 }
 
+/** What every path of one protected resource shares: who issues tokens, how they are checked. */
+interface Setup {
+  readonly options: ProtectResourceOptions;
+  readonly servers: string[];
+  readonly verifier: TokenVerifier;
+  readonly required: readonly string[];
+  /** The scopes a 401 challenge names. */
+  readonly advertised: readonly string[];
+  readonly methodScopes: ReadonlyMap<string, readonly string[]>;
+  readonly dpop: DpopChecker | undefined;
+  readonly implies: ((scope: string) => readonly string[]) | undefined;
+  /** Where a failure to check a token goes (onError, or throttled stderr). */
+  readonly report: (error: unknown) => void;
+}
+
 interface Cached {
   principal: AccessTokenPrincipal;
   /** The DPoP key the token is bound to (its cnf.jkt), if any. */
   jkt: string | undefined;
 }
 
-const WELL_KNOWN = "/.well-known/oauth-protected-resource";
-/** The window of the default (stderr) failure reports. */
-const REPORT_INTERVAL_MS = 10_000;
 /** RFC 6750 §2.1 b64token. */
 const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 export function protectResource(options: ProtectResourceOptions): ResourceGuard {
-  return new ProtectedResource(options);
+  const servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
+  if (servers.length === 0) {
+    throw new Error("protectResource: name the issuer (or authorizationServers)");
+  }
+  for (const server of servers) checkServerUrl("protectResource: authorization server", server);
+  if (!options.verifier && !options.issuer) {
+    throw new Error(
+      "protectResource: without a verifier, issuer is required (its JWKS checks tokens)",
+    );
+  }
+  const required = options.requiredScopes ?? [];
+  const asked = [...required, ...Object.values(options.methodScopes ?? {}).flat()];
+  if (asked.includes("offline_access")) {
+    // 2026-07-28: refresh tokens are not a resource requirement; never named in a challenge.
+    throw new Error("protectResource: offline_access is not a scope a resource can require");
+  }
+  const { scopeHierarchy } = options;
+  const supported = options.scopesSupported?.filter((scope) => scope !== "offline_access");
+  const guard = new ProtectedResource({
+    options,
+    servers,
+    verifier:
+      options.verifier ??
+      jwtAccessTokens({
+        issuer: options.issuer!,
+        ...(scopeHierarchy === undefined ? {} : { scopeHierarchy }),
+      }),
+    required,
+    advertised: required.length > 0 ? required : (supported ?? []),
+    methodScopes: new Map(Object.entries(options.methodScopes ?? {})),
+    dpop: options.dpop ? new DpopChecker(options.dpop === true ? {} : options.dpop) : undefined,
+    implies: impliedScopesOf(scopeHierarchy),
+    report: failureReporter(options.onError),
+  });
+  if (options.resource !== undefined) guard.setResource(options.resource);
+  return guard;
 }
 
 class ProtectedResource implements ResourceGuard {
@@ -94,83 +149,66 @@ class ProtectedResource implements ResourceGuard {
   private resource: string | undefined;
   private metadataUrl = "";
   private document = "";
-  private readonly verifier: TokenVerifier;
-  private readonly servers: string[];
+  /** The path serveHttp serves the endpoint at, once it said (useEndpointUrl). */
+  private servedPath: string | undefined;
+  /** Guards of the handler's other paths (forPath), whose resource follows this one's. */
+  private readonly others: { path: string; guard: ProtectedResource }[] = [];
   private readonly required: readonly string[];
-  private readonly methodScopes: ReadonlyMap<string, readonly string[]>;
+  private readonly advertised: readonly string[];
   private readonly cache: TokenCache<Cached>;
   private readonly pending = new Map<string, Promise<Cached | Response>>();
   private readonly dpop: DpopChecker | undefined;
-  private readonly implies: ((scope: string) => readonly string[]) | undefined;
-  private stderrReports: LogThrottle<string> | undefined;
 
-  constructor(private readonly options: ProtectResourceOptions) {
-    this.servers = options.authorizationServers ?? (options.issuer ? [options.issuer] : []);
-    if (this.servers.length === 0) {
-      throw new Error("protectResource: name the issuer (or authorizationServers)");
-    }
-    for (const server of this.servers)
-      checkServerUrl("protectResource: authorization server", server);
-    if (!options.verifier && !options.issuer) {
-      throw new Error(
-        "protectResource: without a verifier, issuer is required (its JWKS checks tokens)",
-      );
-    }
-    const { scopeHierarchy } = options;
-    this.verifier =
-      options.verifier ??
-      jwtAccessTokens({
-        issuer: options.issuer!,
-        ...(scopeHierarchy === undefined ? {} : { scopeHierarchy }),
-      });
-    this.implies = impliedScopesOf(scopeHierarchy);
-    this.required = options.requiredScopes ?? [];
-    const asked = [...this.required, ...Object.values(options.methodScopes ?? {}).flat()];
-    if (asked.includes("offline_access")) {
-      // 2026-07-28: refresh tokens are not a resource requirement; never named in a challenge.
-      throw new Error("protectResource: offline_access is not a scope a resource can require");
-    }
-    this.methodScopes = new Map(Object.entries(options.methodScopes ?? {}));
-    this.cache = new TokenCache(options.maxCachedTokens ?? 10_000);
-    this.dpop = options.dpop
-      ? new DpopChecker(options.dpop === true ? {} : options.dpop)
-      : undefined;
-    if (options.resource !== undefined) this.setResource(options.resource);
+  constructor(private readonly setup: Setup) {
+    this.required = setup.required;
+    this.advertised = setup.advertised;
+    this.dpop = setup.dpop;
+    this.cache = new TokenCache(setup.options.maxCachedTokens ?? 10_000);
   }
 
   useEndpointUrl(url: string): void {
+    this.servedPath = new URL(url).pathname;
     if (this.resource === undefined) this.setResource(url);
+    else this.placeOthers(this.resource);
   }
 
-  private setResource(resource: string): void {
-    if (!URL.canParse(resource))
-      throw new Error("protectResource: resource must be an absolute URL");
-    const url = new URL(resource);
-    if (url.hash !== "" || resource.includes("#")) {
-      throw new Error("protectResource: the resource URL must not have a fragment (RFC 8707)");
-    }
+  forPath(path: string): ResourceGuard {
+    const guard = new ProtectedResource(this.setup);
+    this.others.push({ path, guard });
+    if (this.resource !== undefined) this.placeOthers(this.resource);
+    return guard;
+  }
+
+  setResource(resource: string): void {
+    const url = resourceUrl(resource);
     this.resource = resource;
     const path = url.pathname.replace(/\/+$/, "");
     // RFC 9728 §3.1: the well-known segment goes between the host and the resource's path.
     this.metadataUrl = `${url.origin}${WELL_KNOWN}${path}`;
     this.documentPaths = path === "" ? [WELL_KNOWN] : [`${WELL_KNOWN}${path}`, WELL_KNOWN];
-    const { options } = this;
-    this.document = JSON.stringify({
-      ...options.metadata,
-      resource,
-      authorization_servers: this.servers,
-      bearer_methods_supported: ["header"],
-      ...(options.scopesSupported
-        ? { scopes_supported: options.scopesSupported.filter((s) => s !== "offline_access") }
-        : {}),
-      ...(options.resourceName ? { resource_name: options.resourceName } : {}),
-      ...(this.dpop
-        ? {
-            dpop_signing_alg_values_supported: this.dpop.algorithms,
-            dpop_bound_access_tokens_required: this.dpop.required,
-          }
-        : {}),
-    });
+    const { options, servers, dpop } = this.setup;
+    this.document = metadataDocument(options, servers, dpop, resource);
+    this.placeOthers(resource);
+  }
+
+  /**
+   * Gives each other path its resource: the endpoint's own when that covers the path the way
+   * clients check it (the origin, say), else the path beside the endpoint's, e.g. …/sse for
+   * …/mcp, with its own document at /.well-known/oauth-protected-resource/sse.
+   */
+  private placeOthers(resource: string): void {
+    for (const { path, guard } of this.others) {
+      const own = siblingResource(resource, this.servedPath, path);
+      if (own === undefined) {
+        guard.resource = resource;
+        guard.metadataUrl = this.metadataUrl;
+        guard.documentPaths = [];
+      } else {
+        guard.setResource(own);
+        // The root document stays the endpoint's.
+        guard.documentPaths = guard.documentPaths.slice(0, 1);
+      }
+    }
   }
 
   serveDocument(request: Request): Response {
@@ -198,12 +236,12 @@ class ProtectedResource implements ResourceGuard {
       throw new Error("protectResource: no resource URL (pass resource, or serve with serveHttp)");
     }
     const header = request.headers.get("authorization");
-    if (header === null) return this.challenge(this.required);
+    if (header === null) return this.challenge(this.advertised);
     const space = header.indexOf(" ");
     const bearer = isScheme(header, space, "bearer");
     const dpop = !bearer && isScheme(header, space, "dpop") ? this.dpop : undefined;
-    if (!bearer && !dpop) return this.challenge(this.required);
-    if (bearer && this.dpop?.required) return this.challenge(this.required);
+    if (!bearer && !dpop) return this.challenge(this.advertised);
+    if (bearer && this.dpop?.required) return this.challenge(this.advertised);
     const token = header.slice(space + 1).trim();
     const cached = this.cache.get(token);
     // The cached bearer case answers synchronously: no promise on the hot path. (A cached token
@@ -211,7 +249,7 @@ class ProtectedResource implements ResourceGuard {
     if (cached !== undefined && !dpop) return this.admitBearer(cached);
     if (cached === undefined && !TOKEN68.test(token)) {
       return this.challenge(
-        this.required,
+        this.advertised,
         "invalid_request",
         "the Authorization header is malformed",
       );
@@ -234,7 +272,7 @@ class ProtectedResource implements ResourceGuard {
     method: string,
     targetScopes: readonly string[] | undefined,
   ): Response | undefined {
-    const forMethod = this.methodScopes.get(method);
+    const forMethod = this.setup.methodScopes.get(method);
     if (forMethod === undefined && targetScopes === undefined) return undefined;
     const needed = [...new Set([...this.required, ...(forMethod ?? []), ...(targetScopes ?? [])])];
     const granted = (principal as AccessTokenPrincipal).scopes;
@@ -246,7 +284,7 @@ class ProtectedResource implements ResourceGuard {
   /** A token presented as a bearer token: refused when bound to a DPoP key (RFC 9449 §7.2). */
   private admitBearer(known: Cached): AccessTokenPrincipal | Response {
     if (known.jkt !== undefined) {
-      return this.challenge(this.required, "invalid_token", "the token is bound to a DPoP key");
+      return this.challenge(this.advertised, "invalid_token", "the token is bound to a DPoP key");
     }
     return this.admit(known.principal);
   }
@@ -259,13 +297,17 @@ class ProtectedResource implements ResourceGuard {
     resource: string,
   ): Promise<AccessTokenPrincipal | Response> {
     if (known.jkt === undefined) {
-      return this.challenge(this.required, "invalid_token", "the token is not bound to a DPoP key");
+      return this.challenge(
+        this.advertised,
+        "invalid_token",
+        "the token is not bound to a DPoP key",
+      );
     }
     try {
       await dpop.check(request, token, known.jkt, resource);
     } catch (error) {
       if (!(error instanceof InvalidProofError)) throw error;
-      return this.challenge(this.required, "invalid_dpop_proof", error.message);
+      return this.challenge(this.advertised, "invalid_dpop_proof", error.message);
     }
     return this.admit(known.principal);
   }
@@ -282,9 +324,10 @@ class ProtectedResource implements ResourceGuard {
   /** The token checked by the verifier (and remembered), or the refusal. */
   private async verify(token: string, resource: string): Promise<Cached | Response> {
     try {
-      let verified = await this.verifier.verify(token, resource);
-      if (this.implies !== undefined) {
-        verified = { ...verified, scopes: withImpliedScopes(verified.scopes, this.implies) };
+      let verified = await this.setup.verifier.verify(token, resource);
+      const { implies } = this.setup;
+      if (implies !== undefined) {
+        verified = { ...verified, scopes: withImpliedScopes(verified.scopes, implies) };
       }
       const principal = principalOf(verified, () =>
         createHash("sha256").update(token).digest("base64url"),
@@ -292,9 +335,9 @@ class ProtectedResource implements ResourceGuard {
       return this.remember(token, principal, verified);
     } catch (error) {
       if (error instanceof InvalidTokenError) {
-        return this.challenge(this.required, "invalid_token", error.message);
+        return this.challenge(this.advertised, "invalid_token", error.message);
       }
-      this.report(error);
+      this.setup.report(error);
       return unavailableResponse();
     }
   }
@@ -308,7 +351,7 @@ class ProtectedResource implements ResourceGuard {
     const limit =
       now +
       Math.min(
-        this.verifier.maxCacheMs ?? Number.POSITIVE_INFINITY,
+        this.setup.verifier.maxCacheMs ?? Number.POSITIVE_INFINITY,
         verified.maxCacheMs ?? Number.POSITIVE_INFINITY,
       );
     const until = Math.min(principal.expiresAt ?? limit, limit);
@@ -336,26 +379,6 @@ class ProtectedResource implements ResourceGuard {
       ...(error ? { error } : {}),
       ...(description ? { description } : {}),
     });
-  }
-
-  private report(error: unknown): void {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    if (this.options.onError) {
-      this.options.onError(failure);
-      return;
-    }
-    // Every made-up token can cause a failure (a full introspection queue, an unreachable
-    // issuer): one line per kind per window, not one per request.
-    this.stderrReports ??= new LogThrottle<string>({
-      intervalMs: REPORT_INTERVAL_MS,
-      emit: (line) => process.stderr.write(line),
-      summary: (kind, suppressed, intervalMs) =>
-        `mcpwire auth: ${suppressed} more failures to check an access token (${kind}) in the last ${intervalMs / 1000} s\n`,
-    });
-    this.stderrReports.log(
-      failure.name,
-      `mcpwire auth: cannot check an access token: ${printableLine(failure.message)}\n`,
-    );
   }
 }
 

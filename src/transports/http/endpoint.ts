@@ -181,10 +181,14 @@ export class HttpEndpoint {
    * one registered for its tool, prompt or resource), checked before anything is served, in
    * either era; undefined when allowed.
    */
-  scopeRefusal(principal: unknown, message: JsonRpcMessage): Response | undefined {
-    if (!this.guard || !("method" in message) || !("id" in message)) return undefined;
+  scopeRefusal(
+    principal: unknown,
+    message: JsonRpcMessage,
+    guard: ResourceGuard | undefined = this.guard,
+  ): Response | undefined {
+    if (!guard || !("method" in message) || !("id" in message)) return undefined;
     const scopes = this.server.targetScopes(message.method, message.params);
-    return this.guard.authorize(principal, message.method, scopes);
+    return guard.authorize(principal, message.method, scopes);
   }
 
   /** Whether a parsed POST goes to the legacy session handler rather than the modern path. */

@@ -41,4 +41,11 @@ export interface ResourceGuard {
    * explicit resource identifier takes this one.
    */
   useEndpointUrl?(url: string): void;
+  /**
+   * The guard of another path the same handler serves (the deprecated HTTP+SSE stream and its
+   * POSTs), for clients that accept metadata only when its `resource` covers the URL they
+   * connect to: the same checks, the resource identifier of that path (unless the endpoint's
+   * already covers it) and its metadata document. Without it, the endpoint's guard serves it.
+   */
+  forPath?(path: string): ResourceGuard;
 }

@@ -50,6 +50,9 @@ export function createHttpHandler(
   const methods = legacy ? ["GET", "POST", "DELETE"] : ["POST"];
   const guard = endpoint.guard;
   const authenticate = guard ? guard.authenticate.bind(guard) : options.authenticate;
+  // The HTTP+SSE paths have a resource of their own: their clients want metadata naming it.
+  const sseGuard = fallback && guard ? (guard.forPath?.(fallback.ssePath) ?? guard) : undefined;
+  const sseAuthenticate = sseGuard ? sseGuard.authenticate.bind(sseGuard) : authenticate;
 
   const health = options.health;
   const healthPath = health ? (health.path ?? DEFAULT_HEALTH_PATH) : undefined;
@@ -67,6 +70,7 @@ export function createHttpHandler(
     // The protected resource metadata is public and the same for everyone: any Origin may
     // read it (browser clients discover through it), so the Host/Origin checks do not apply.
     if (guard?.documentPaths.includes(pathname!)) return guard.serveDocument(request);
+    if (sseGuard?.documentPaths.includes(pathname!)) return sseGuard.serveDocument(request);
     const refused = endpoint.refuse(request);
     if (refused) return toResponse(refused);
     const basePairs = endpoint.baseHeaders(request.headers.get("origin"));
@@ -84,8 +88,9 @@ export function createHttpHandler(
     }
 
     let principal: unknown;
-    if (authenticate) {
-      const outcome = await authenticate(request);
+    const check = fallbackPath ? sseAuthenticate : authenticate;
+    if (check) {
+      const outcome = await check(request);
       if (outcome instanceof Response) return withHeaders(outcome, base);
       principal = outcome;
     }
@@ -101,7 +106,8 @@ export function createHttpHandler(
     const parsed = parseMessage(body);
     if (!parsed.ok) return toResponse(endpoint.unreadable(parsed, basePairs));
     const message = parsed.message;
-    const forbidden = guard && endpoint.scopeRefusal(principal, message);
+    const forbidden =
+      guard && endpoint.scopeRefusal(principal, message, fallbackPost ? sseGuard : guard);
     if (forbidden) return withHeaders(forbidden, base);
     if (fallbackPost) {
       const context = { headers: request.headers, principal };
@@ -148,7 +154,7 @@ export function createHttpHandler(
     get extraPaths() {
       if (guard && guard.documentPaths !== extraFor) {
         extraFor = guard.documentPaths;
-        extraPaths = [...ownPaths, ...extraFor];
+        extraPaths = [...ownPaths, ...extraFor, ...(sseGuard?.documentPaths ?? [])];
       }
       return extraPaths;
     },
