@@ -159,7 +159,7 @@ async function serveOne(
   }
   const hasBody = req.method !== "GET" && req.method !== "HEAD";
   const init: RequestInit & { duplex?: "half" } = {
-    method: req.method ?? "GET",
+    method: fetchableMethod(req.method),
     headers,
     signal: abort.signal,
   };
@@ -176,6 +176,15 @@ async function serveOne(
   }
   await writeResponse(response, req, res, bodyAbandoned);
 }
+
+/**
+ * `Request` refuses TRACE, TRACK and CONNECT (fetch forbids them), which made them a 500. No
+ * endpoint serves them: the handler sees a stand-in it never allows and answers 405 with Allow.
+ */
+function fetchableMethod(method = "GET"): string {
+  return FETCH_FORBIDDEN.has(method.toUpperCase()) ? "UNSUPPORTED" : method;
+}
+const FETCH_FORBIDDEN = new Set(["TRACE", "TRACK", "CONNECT"]);
 
 /** The request body as a web stream that pauses the socket when the reader falls behind. */
 function bodyStream(req: IncomingMessage, onAbandon: () => void): ReadableStream<Uint8Array> {

@@ -4,6 +4,7 @@
  * Validation of MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-*.
  */
 import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { LEGACY_VERSIONS } from "../../../src/protocol/versions.js";
 import { json, meta, post, request, startTestServer } from "./http-helpers.js";
@@ -62,6 +63,19 @@ describe("Streamable HTTP server: HTTP rules", () => {
       }
     });
   }
+
+  it("refuses TRACE (a method fetch's Request cannot carry) with 405 and Allow, not 500", async () => {
+    const status = await new Promise<{ code: number | undefined; allow: unknown }>(
+      (resolve, reject) => {
+        const outgoing = httpRequest(served.url, { method: "TRACE" }, (response) => {
+          response.resume();
+          resolve({ code: response.statusCode, allow: response.headers.allow });
+        });
+        outgoing.on("error", reject).end();
+      },
+    );
+    assert.deepEqual(status, { code: 405, allow: "GET, POST, DELETE" });
+  });
 
   it("refuses an Accept header without both media types with 406", async () => {
     for (const accept of ["application/json", "text/event-stream", null]) {
