@@ -89,9 +89,14 @@ async function main(argv: string[]): Promise<number> {
     writeOut(version());
     return 0;
   }
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (first === "--help" || first === "-h" || first === "help") {
     writeOut(USAGE);
     return 0;
+  }
+  // Nothing asked: the usage, as the mistake it is (stderr, exit 2).
+  if (first === undefined) {
+    writeErr(USAGE);
+    return 2;
   }
   const verb = VERBS[first];
   if (!verb) throw new CliError(`unknown command ${JSON.stringify(first)} (see mcpwire --help)`, 2);

@@ -34,6 +34,12 @@ export async function readArgumentWords(words: string[], what: string): Promise<
     return { kind: "json", value: parseJsonObject(text, `${what} in ${printableLine(path)}`)! };
   }
   if (words.length === 1 && !/^[^={}[\]"\s]+=/.test(first!)) {
+    // A bare word (`hello`) is neither: say what is expected rather than how JSON failed on it.
+    if (!first!.includes("=") && !/^\s*([{["\d-]|true\b|false\b|null\b)/.test(first!)) {
+      throw new UsageError(
+        `${what}: expected key=value or JSON, got ${JSON.stringify(printableLine(first!))}`,
+      );
+    }
     return { kind: "json", value: parseJsonObject(first, what)! };
   }
   const pairs = words.map((word): [string, string] => {

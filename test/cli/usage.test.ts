@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runCli } from "./run-cli.js";
+import { runCli, STDIO_SERVER } from "./run-cli.js";
 
 /** Every mistake in the command line: one line on stderr, nothing on stdout, exit 2. */
 async function assertUsageError(args: string[], message: RegExp): Promise<void> {
@@ -20,6 +20,23 @@ describe("mcpwire command-line errors", () => {
     await assertUsageError(["discover", "tcp://localhost"], /invalid TCP address .*missing :port/);
     await assertUsageError(["discover", "http://[bad"], /invalid URL/);
     await assertUsageError(["discover"], /missing target/);
+  });
+
+  it("mcpwire alone prints the usage on stderr and exits 2", async () => {
+    const run = await runCli([]);
+    assert.equal(run.code, 2);
+    assert.equal(run.stdout, "");
+    assert.match(
+      run.stderr,
+      /^mcpwire — Model Context Protocol[\s\S]*Usage:\n {2}mcpwire discover/,
+    );
+  });
+
+  it("a bare word as tool arguments says key=value or JSON is expected", async () => {
+    await assertUsageError(
+      ["call", "echo", "hello", "--", process.execPath, STDIO_SERVER],
+      /^mcpwire: tool arguments: expected key=value or JSON, got "hello"\n$/,
+    );
   });
 
   it("rejects unknown options, bad option values and bad JSON", async () => {
