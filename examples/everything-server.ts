@@ -185,6 +185,11 @@ if (args.mode === "stdio") {
     },
   });
   process.stdout.write(`listening on ${served.url}\n`);
+  if (args.authIssuer !== undefined) {
+    // The audience a token must name: what a client (or `mcpwire auth login`) must ask for.
+    const resource = args.authResource ?? `http://localhost:${new URL(served.url).port}/mcp`;
+    process.stdout.write(`tokens from ${args.authIssuer} must be for ${resource}\n`);
+  }
   const stop = () => {
     void served
       .close()

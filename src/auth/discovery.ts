@@ -6,6 +6,7 @@
  * order, whose `issuer` must be identical to the issuer we asked for.
  */
 import * as oauth from "oauth4webapi";
+import { printableLine } from "../text/printable.js";
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { type AuthHttp, jsonObjectIn } from "./http.js";
 
@@ -131,7 +132,9 @@ function checkResourceMetadata(
     // otherwise have us fetch tokens meant for somebody else).
     throw new AuthorizationError(
       "discovery",
-      `the protected resource metadata is for another resource, not ${endpoint.origin}${endpoint.pathname}`,
+      printableLine(
+        `the protected resource metadata at ${url.href} is for another resource: it names ${resource.slice(0, 200)}, and this server is ${endpoint.origin}${endpoint.pathname}`,
+      ),
     );
   }
   if (

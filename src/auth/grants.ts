@@ -13,7 +13,7 @@ import {
   assertSecureUrl,
 } from "../transports/http/client/auth.js";
 import type { ClientIdentity } from "./client-identity.js";
-import { authorizationFailure } from "./describe.js";
+import { answeredFailure, authorizationFailure } from "./describe.js";
 import type { DpopKey } from "./dpop.js";
 import type { AuthHttp } from "./http.js";
 import type { RedirectHandler } from "./redirect.js";
@@ -59,8 +59,41 @@ export async function tokenRequest(
       return await process(await send(options()));
     }
   } catch (error) {
-    throw authorizationFailure(step, error);
+    throw await answeredFailure(step, error);
   }
+}
+
+/**
+ * Whether the token endpoint still knows the client: one authorization code request with a code
+ * that cannot be valid, answered `invalid_grant` by a server that knows the client and
+ * `invalid_client` by one that forgot it (RFC 6749 §5.2). For a stored registration, before a
+ * person is sent to an authorization page that would only show an error and never come back.
+ */
+export async function clientKnown(context: GrantContext, redirectUri: string): Promise<boolean> {
+  const { as, identity } = context;
+  try {
+    await tokenRequest(
+      context,
+      "authorize",
+      (options) =>
+        oauth.genericTokenEndpointRequest(
+          as,
+          identity.client,
+          identity.authentication,
+          "authorization_code",
+          {
+            code: oauth.generateRandomState(),
+            redirect_uri: redirectUri,
+            code_verifier: oauth.generateRandomCodeVerifier(),
+          },
+          options,
+        ),
+      (response) => oauth.processGenericTokenEndpointResponse(as, identity.client, response),
+    );
+  } catch (error) {
+    return !(error instanceof AuthorizationError && error.serverError === "invalid_client");
+  }
+  return true;
 }
 
 /** Whether requests as `identity` authenticate the client (a secret, a signed assertion). */

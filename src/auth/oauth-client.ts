@@ -42,7 +42,7 @@ import type { ClientIdentity } from "./client-identity.js";
 import { type DpopKey, DpopNonces } from "./dpop.js";
 import { grantDpopKey, isDpopChallenge, restoredKey, wantsNewNonce } from "./dpop-binding.js";
 import { grantRequest } from "./grant-request.js";
-import { refreshGrant } from "./grants.js";
+import { clientKnown, refreshGrant } from "./grants.js";
 import {
   authorizationOf,
   expiring,
@@ -51,7 +51,12 @@ import {
   tokensFrom,
 } from "./held-tokens.js";
 import { AuthHttp, addressScope } from "./http.js";
-import { checkOptions, type OAuthClientOptions, withOfflineAccess } from "./oauth-options.js";
+import {
+  checkOptions,
+  grantOf,
+  type OAuthClientOptions,
+  withOfflineAccess,
+} from "./oauth-options.js";
 import {
   authorizingIdentity,
   discoverSession,
@@ -235,7 +240,21 @@ export class OAuthClient implements HttpAuthProvider {
   }
 
   private async authorize(session: Session, scopes: readonly string[]): Promise<void> {
-    const identity = await authorizingIdentity(session, this.store, this.options);
+    const stored = await this.store.getClient(session.as.issuer);
+    let identity = await authorizingIdentity(session, this.store, this.options);
+    const redirect = this.options.redirect;
+    if (
+      this.options.checkStoredRegistration === true &&
+      stored !== undefined &&
+      identity.source === "registered" &&
+      grantOf(this.options) === "authorization_code" &&
+      redirect !== undefined &&
+      !(await clientKnown(grantContext(session, identity), redirect.redirectUri))
+    ) {
+      // The authorization page would show the person an error and never come back.
+      await this.store.deleteClient(session.as.issuer);
+      identity = await authorizingIdentity(session, this.store, this.options);
+    }
     try {
       await this.grant(session, identity, scopes);
     } catch (error) {

@@ -65,6 +65,12 @@ export interface OAuthClientOptions extends ClientIdentityOptions {
   timeoutMs?: number;
   /** Refresh this long before a token expires. Default 30 s. */
   refreshLeewayMs?: number;
+  /**
+   * Before sending a person to authorize as a registration kept in the store, ask the token
+   * endpoint whether it still knows the client (one token request with a code that cannot be
+   * valid; `invalid_client`: register again). For an interactive login; default false.
+   */
+  checkStoredRegistration?: boolean;
   /** Step-up authorizations for one client, at most. Default 3. */
   maxStepUps?: number;
   /** The clock (tests). Default Date.now. */

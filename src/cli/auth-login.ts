@@ -94,6 +94,9 @@ export async function runLogin(
     const client = new library.OAuthClient({
       ...clientOptions(auth, store),
       ...flow,
+      // A registration the authorization server forgot is made again, not shown to the person
+      // as an error page that never comes back.
+      checkStoredRegistration: true,
       store: freshLogin(store),
     });
     const url = target.url;

@@ -33,9 +33,9 @@ pre-registered client, --client-metadata-url a client ID metadata document; othe
 registers itself (dynamic client registration). The client is kept with the tokens: later
 verbs and logout need none of these flags (a verb never registers one to refresh with). --scope "<scopes>" asks for more scopes.
 status lists the servers with tokens (authorization server, scopes asked, expiry; never the
-tokens); logout has the authorization server revoke a server's tokens where it offers that
-(RFC 7009; a failure is a warning) and forgets them, or without a URL every token and
-registration.
+tokens) and the clients kept; logout has the authorization server revoke a server's tokens where
+it offers that (RFC 7009; a failure is a warning) and forgets them and the client kept for its
+authorization server (unless other tokens need it), or without a URL every token and client.
 Tokens live in $MCPWIRE_HOME/tokens.json (else $XDG_CONFIG_HOME/mcpwire/, else
 ~/.config/mcpwire/), readable by you alone.
 ${AUTH_USAGE}
@@ -100,7 +100,41 @@ async function status(url: URL | undefined, json: boolean): Promise<number> {
   } else {
     writeOut(shown.map(([resource, tokens]) => statusLines(resource, tokens)).join("\n"));
   }
+  if (!json) {
+    const issuers = new Set(shown.map(([, tokens]) => tokens.issuer));
+    const lines = await clientLines(store, url === undefined ? undefined : issuers);
+    if (lines.length > 0) writeOut(lines.join("\n"));
+  }
   return url !== undefined && shown.length === 0 ? 1 : 0;
+}
+
+/** The clients kept per authorization server (all, or those of `issuers`); never a secret. */
+async function clientLines(
+  store: FileTokenStore,
+  issuers: ReadonlySet<string> | undefined,
+): Promise<string[]> {
+  const { clients, clientIssuers } = await store.clients();
+  const wanted = (issuer: string) => issuers === undefined || issuers.has(issuer);
+  const kinds = {
+    registered: "registered by mcpwire",
+    "pre-registered": "pre-registered",
+    "metadata-document": "client ID metadata document",
+  };
+  const lines = [
+    ...clients
+      .filter(([issuer]) => wanted(issuer))
+      .map(
+        ([issuer, client]) =>
+          `  ${printableLine(issuer)}: ${printableLine(client.clientId)} (${kinds[client.source ?? "registered"]})`,
+      ),
+    ...clientIssuers
+      .filter(([, issuer]) => wanted(issuer))
+      .map(
+        ([clientId, issuer]) =>
+          `  --client-id ${printableLine(clientId)} belongs to ${printableLine(issuer)}`,
+      ),
+  ];
+  return lines.length === 0 ? [] : ["clients:", ...lines];
 }
 
 /** What status tells about one server's tokens: everything but the tokens. */
@@ -154,8 +188,13 @@ async function logout(url: URL | undefined, identity: ClientIdentityOptions): Pr
   }
   const revoked = await revoke(store, url.href, tokens, identity);
   await store.deleteTokens(url.href);
+  // The client there goes too, unless another server's tokens still need it to refresh.
+  const others = (await store.resources()).some(([, kept]) => kept.issuer === tokens.issuer);
+  const forget = !others && (await store.getClient(tokens.issuer)) !== undefined;
+  if (!others) await store.forgetIssuer(tokens.issuer);
   writeOut(
-    `logged out of ${url.href}${revoked ? ` (tokens revoked at ${printableLine(tokens.issuer)})` : ""}`,
+    `logged out of ${url.href}${revoked ? ` (tokens revoked at ${printableLine(tokens.issuer)})` : ""}` +
+      (forget ? `; forgot the client kept for ${printableLine(tokens.issuer)}` : ""),
   );
   return 0;
 }

@@ -121,6 +121,9 @@ export function explain(error: unknown): CliError {
     (cause) => cause instanceof CliError || cause instanceof AuthorizationError,
   );
   if (inner instanceof CliError) return inner;
+  if (inner instanceof AuthorizationError) {
+    return new CliError(describe(inner), 1, authorizationHints(inner));
+  }
   if (inner !== undefined) return new CliError(describe(inner));
   const exit = serverExit(error);
   if (exit) {
@@ -129,6 +132,23 @@ export function explain(error: unknown): CliError {
     return new CliError(describe(error), 1, [message, ...stderr]);
   }
   return new CliError(describe(error));
+}
+
+/** What to try after an authorization server's refusal that leaves a person stuck. */
+function authorizationHints(error: AuthorizationError): string[] {
+  switch (error.serverError) {
+    case "invalid_client":
+      return [
+        "hint: check --client-id and its secret (--client-secret or MCPWIRE_CLIENT_SECRET); a client mcpwire registered is registered again by mcpwire auth login",
+      ];
+    case "invalid_scope":
+    case "access_denied":
+      return [
+        'hint: if the authorization server wants scopes, name them: --scope "<scope> …" (the scopes_supported of its metadata lists them)',
+      ];
+    default:
+      return [];
+  }
 }
 
 function describe(error: unknown): string {

@@ -24,6 +24,8 @@ export interface UserFlowOptions {
   clientMetadataDocuments?: Record<string, { client_id: string; redirect_uris: string[] }>;
   /** A revocation endpoint (RFC 7009): refresh tokens it revokes no longer work. */
   revocation?: boolean;
+  /** Refuse an authorization (access_denied) or client credentials (invalid_scope) without scope. */
+  requireScope?: boolean;
 }
 
 /** Which client a token or revocation request came from. */
@@ -67,6 +69,8 @@ export interface UserFlows {
   readonly devicePolls: Map<string, number>;
   /** Token and revocation requests from known clients, in order. */
   readonly clientRequests: ClientRequest[];
+  /** Forgets every dynamic registration (as a server that expired or deleted them). */
+  forgetRegistrations(): void;
 }
 
 export interface FlowRequest {
@@ -203,6 +207,7 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
     refreshRefused,
     devicePolls,
     clientRequests,
+    forgetRegistrations: () => registered.clear(),
     metadata: () => ({
       registration_endpoint: `${context.issuer()}/register`,
       device_authorization_endpoint: `${context.issuer()}/device_authorization`,
@@ -230,6 +235,14 @@ export function userFlows(context: UserFlowContext, options: UserFlowOptions = {
           !documentAllows(clientId, redirectUri)
         ) {
           request.json(400, { error: "invalid_request" });
+          return true;
+        }
+        if (options.requireScope && !query.get("scope")) {
+          const refused = new URL(redirectUri);
+          refused.searchParams.set("error", "access_denied");
+          refused.searchParams.set("state", query.get("state") ?? "");
+          refused.searchParams.set("iss", context.issuer());
+          res.writeHead(302, { Location: refused.href }).end();
           return true;
         }
         const code = random();

@@ -29,6 +29,8 @@ import {
 import { checkTokenRequestProof } from "./token-request-proof.js";
 
 export interface JwtIssuerOptions extends UserFlowOptions {
+  /** A client authenticating with Basic gets `WWW-Authenticate: Basic` with its 401 (RFC 6749 §5.2). */
+  basicChallenge?: boolean;
   /** Offer DPoP (dpop_signing_alg_values_supported) and bind tokens to the proof's key. */
   dpop?: {
     algorithms: string[];
@@ -166,7 +168,14 @@ export async function startJwtIssuer(options: JwtIssuerOptions = {}): Promise<Jw
     }
     const client = clients.get(basicId ?? "");
     if (!client || client.secret !== basicSecret) {
-      return { status: 401, body: { error: "invalid_client" } };
+      return {
+        status: 401,
+        body: { error: "invalid_client" },
+        ...(options.basicChallenge ? { headers: { "WWW-Authenticate": 'Basic realm="as"' } } : {}),
+      };
+    }
+    if (options.requireScope && asked.length === 0) {
+      return { status: 400, body: { error: "invalid_scope", error_description: "name a scope" } };
     }
     return { subject: basicId as string, scopes: asked.filter((s) => client.scopes.includes(s)) };
   };

@@ -136,7 +136,10 @@ describe("OAuth client: authorization code flow", () => {
   it("refuses a PRM whose resource is another server, before asking any AS", async () => {
     const { as, rs } = await setUp({}, { resource: "https://evil.example.com/mcp" });
     const error = await rejectsAt(connect(rs.url), "discovery");
-    assert.match(error.message, /another resource/);
+    assert.match(
+      error.message,
+      /another resource: it names https:\/\/evil\.example\.com\/mcp, and this server is http:\/\/127\.0\.0\.1:\d+\/mcp$/,
+    );
     assert.equal(as.requests.length, 0);
   });
 

@@ -89,7 +89,7 @@ describe("mcpwire auth login --client-metadata-url", () => {
     assert.equal(logout.stderr, "");
     assert.equal(
       logout.stdout,
-      `logged out of ${fixture.url} (tokens revoked at ${fixture.as.issuer})\n`,
+      `logged out of ${fixture.url} (tokens revoked at ${fixture.as.issuer}); forgot the client kept for ${fixture.as.issuer}\n`,
     );
     const revocations = fixture.as.flows.clientRequests
       .slice(seen)

@@ -59,7 +59,10 @@ describe("CLI authorization options", () => {
       MCPWIRE_CLIENT_SECRET: "wrong-secret-value",
     });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^mcpwire: authorization failed \(token\):.*invalid_client\n$/);
+    assert.match(
+      run.stderr,
+      /^mcpwire: authorization failed \(token\):.*invalid_client: the client id or its credentials are not accepted\nhint: check --client-id and its secret[^\n]*\n$/,
+    );
     assert.ok(!run.stderr.includes("wrong-secret-value"));
   });
 

@@ -126,7 +126,10 @@ describe("mcpwire auth login (browser on this machine)", () => {
     const logout = await runCli(["auth", "logout", fixture.url], { env: cliEnv(fixture) });
     assert.equal(logout.code, 0, logout.stderr);
     // This authorization server lists no revocation endpoint: nothing to revoke, nothing to warn.
-    assert.equal(logout.stdout, `logged out of ${fixture.url}\n`);
+    assert.equal(
+      logout.stdout,
+      `logged out of ${fixture.url}; forgot the client kept for ${fixture.as.issuer}\n`,
+    );
     assert.equal(logout.stderr, "");
     const none = await runCli(["auth", "status", fixture.url], { env: cliEnv(fixture) });
     assert.equal(none.code, 1);
@@ -262,7 +265,7 @@ describe("mcpwire auth login --device", () => {
     assert.equal(run.code, 1);
     assert.match(
       run.stderr,
-      /^mcpwire: authorization failed \(authorize\): the authorization was denied\n$/m,
+      /^mcpwire: authorization failed \(authorize\): the authorization was denied\nhint: if the authorization server wants scopes, name them[^\n]*\n$/m,
     );
   });
 });

@@ -91,7 +91,10 @@ describe("mcpwire auth logout <url> with revocation (oidc-provider)", () => {
     assert.ok(held.tokens[mcpUrl]?.refreshToken, "offline_access gave a refresh token");
     const run = await runCli(["auth", "logout", mcpUrl], { env: cliEnv(home) });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, `logged out of ${mcpUrl}\n`);
+    assert.equal(
+      run.stdout,
+      `logged out of ${mcpUrl}; forgot the client kept for ${held.tokens[mcpUrl]!.issuer}\n`,
+    );
     // oidc-provider's access tokens are JWTs, which it cannot revoke: said in one line.
     assert.equal(
       run.stderr,
@@ -123,7 +126,10 @@ describe("mcpwire auth logout <url> with revocation (oidc-provider)", () => {
     await writeFile(join(home, "tokens.json"), JSON.stringify(held));
     const run = await runCli(["auth", "logout", mcpUrl], { env: cliEnv(home) });
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, `logged out of ${mcpUrl}\n`);
+    assert.equal(
+      run.stdout,
+      `logged out of ${mcpUrl}; forgot the client kept for ${held.tokens[mcpUrl]!.issuer}\n`,
+    );
     assert.match(
       run.stderr,
       /^warning: refresh token and access token for \S+ not revoked at \S+: the server answered HTTP 401 invalid_client; the access token stays valid until it expires\n$/,
