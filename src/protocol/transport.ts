@@ -66,6 +66,11 @@ export interface SendOptions {
    * locally; any other request always goes on the wire.
    */
   probe?: boolean;
+  /**
+   * A name this message has on every instance of a cluster (the id of the subscription event
+   * it announces): a transport that could carry it on two streams at once keeps it to one.
+   */
+  origin?: string;
 }
 
 /**

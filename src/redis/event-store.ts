@@ -34,9 +34,17 @@ local function track(id, cap, ttl, prefix)
 end
 `;
 
-/** ARGV: entry id, message, MAXLEN, TTL, stream id, streams per session, stream key prefix. */
+/**
+ * ARGV: entry id, message, MAXLEN, TTL, stream id, streams per session, stream key prefix,
+ * origin ('' for none).
+ */
 const APPEND = new RedisScript(`${TRACK}
-local added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[1], 'm', ARGV[2])
+local added
+if ARGV[8] == '' then
+  added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[1], 'm', ARGV[2])
+else
+  added = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[1], 'm', ARGV[2], 'o', ARGV[8])
+end
 if type(added) == 'table' and added.err then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 track(ARGV[5], ARGV[6], ARGV[4], ARGV[7])
@@ -62,7 +70,7 @@ export interface RedisEventStoreOptions {
   maxStreamsPerSession?: number;
 }
 
-type Entry = { seq: number; message?: JsonRpcMessage; end: boolean };
+type Entry = { seq: number; message?: JsonRpcMessage; origin?: string; end: boolean };
 
 export class RedisEventStore implements ClusterEventStore {
   private readonly commands: RedisCommands;
@@ -88,6 +96,7 @@ export class RedisEventStore implements ClusterEventStore {
       streamId,
       String(this.maxStreams),
       this.streamKeyPrefix(sessionId),
+      event.origin ?? "",
     ]);
     if (Number(added) !== 1) throw new AppendConflict(streamId, event.seq);
   }
@@ -199,7 +208,8 @@ export class RedisEventStore implements ClusterEventStore {
 }
 
 function toEvent(streamId: string, entry: Entry): StoredEvent {
-  return { id: `${streamId}:${entry.seq}`, seq: entry.seq, message: entry.message! };
+  const event = { id: `${streamId}:${entry.seq}`, seq: entry.seq, message: entry.message! };
+  return entry.origin === undefined ? event : { ...event, origin: entry.origin };
 }
 
 /** XRANGE / XREVRANGE entries: [id, [field, value, …]] (RESP2) or the same under RESP3. */
@@ -217,7 +227,11 @@ function parseEntries(reply: unknown): Entry[] {
     }
     const data = values.get("m");
     if (data === undefined) continue;
-    entries.push({ seq, message: JSON.parse(data) as JsonRpcMessage, end: false });
+    const message = JSON.parse(data) as JsonRpcMessage;
+    const origin = values.get("o");
+    entries.push(
+      origin === undefined ? { seq, message, end: false } : { seq, message, origin, end: false },
+    );
   }
   return entries;
 }

@@ -1,4 +1,5 @@
 import { isPlainObject } from "../jsonrpc/errors.js";
+import { withEventId } from "../server/event-ids.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -34,7 +35,9 @@ export class RedisSubscriptionEventSource implements SubscriptionEventSource {
     return this.topic.ready;
   }
 
-  publish(event: SubscriptionEvent): void {
+  publish(published: SubscriptionEvent): void {
+    // One id for the event here and on every other instance.
+    const event = withEventId(published);
     this.local.publish(event);
     if (this.closed) return;
     if (event.type === "listChanged") {

@@ -128,10 +128,14 @@ export class ServerConnection implements SessionDispatcher {
     this.session.start();
   }
 
-  /** Legacy clients learn about changes by notification; modern ones through subscriptions. */
-  notifyListChanged(kind: "tools" | "resources" | "prompts"): void {
+  /**
+   * Legacy clients learn about changes by notification; modern ones through subscriptions.
+   * `origin`: the subscription event's id (SendOptions.origin).
+   */
+  notifyListChanged(kind: "tools" | "resources" | "prompts", origin?: string): void {
     if (!this.legacy?.initialized) return;
-    void this.session.notify(`notifications/${kind}/list_changed`).catch(() => {});
+    const method = `notifications/${kind}/list_changed`;
+    void this.session.notify(method, undefined, { origin }).catch(() => {});
   }
 
   /** notifications/tasks/status (2025-11-25) for a task this session made. */
@@ -140,9 +144,10 @@ export class ServerConnection implements SessionDispatcher {
     void this.session.notify("notifications/tasks/status", task).catch(() => {});
   }
 
-  notifyResourceUpdated(uri: string): void {
+  notifyResourceUpdated(uri: string, origin?: string): void {
     if (!this.legacy?.subscriptions?.has(uri)) return;
-    void this.session.notify("notifications/resources/updated", { uri }).catch(() => {});
+    const method = "notifications/resources/updated";
+    void this.session.notify(method, { uri }, { origin }).catch(() => {});
   }
 
   private async subscribe(legacy: LegacyState, uri: string): Promise<void> {

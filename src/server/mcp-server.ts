@@ -384,10 +384,12 @@ export class McpServer implements ServerCore {
       return;
     }
     if (event.type === "resourceUpdated") {
-      for (const connection of this.connections) connection.notifyResourceUpdated(event.uri);
+      for (const connection of this.connections) {
+        connection.notifyResourceUpdated(event.uri, event.id);
+      }
       return;
     }
-    for (const connection of this.connections) connection.notifyListChanged(event.kind);
+    for (const connection of this.connections) connection.notifyListChanged(event.kind, event.id);
     for (const listener of this.changeListeners) listener(event.kind);
   }
 

@@ -9,14 +9,22 @@ import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import { honouredFilter } from "../protocol/subscription-filter.js";
+import { withEventId } from "./event-ids.js";
 import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 /** Something a listen stream may carry. */
-export type SubscriptionEvent =
+export type SubscriptionEvent = (
   | { type: "listChanged"; kind: "tools" | "resources" | "prompts" }
   | { type: "resourceUpdated"; uri: string }
   /** A task changed; `owner` is its owner key (taskOwner), `task` the DetailedTask to send. */
-  | { type: "taskStatus"; owner: string; task: JsonObject };
+  | { type: "taskStatus"; owner: string; task: JsonObject }
+) & {
+  /**
+   * Names the event alike on every instance that hears it (set when it is published), so
+   * that a legacy session moving between instances never gets one event on two streams.
+   */
+  id?: string;
+};
 
 export type SubscriptionEventListener = (event: SubscriptionEvent) => void;
 
@@ -61,7 +69,8 @@ export interface SubscriptionEventSource {
 export class InMemoryEventSource implements SubscriptionEventSource {
   private readonly listeners = new Set<SubscriptionEventListener>();
 
-  publish(event: SubscriptionEvent): void {
+  publish(published: SubscriptionEvent): void {
+    const event = withEventId(published);
     for (const listener of [...this.listeners]) {
       try {
         listener(event);

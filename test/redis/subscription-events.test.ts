@@ -10,6 +10,14 @@ import { RedisSubscriptionEventSource } from "../../src/redis/index.js";
 import type { SubscriptionEvent } from "../../src/server/subscriptions.js";
 import { sharedRedis, startPrivateRedis } from "../helpers/redis.js";
 
+/** The event as published (without the id the source gave it), and that id. */
+function hear(into: SubscriptionEvent[], ids: (string | undefined)[] = []) {
+  return ({ id, ...event }: SubscriptionEvent) => {
+    into.push(event as SubscriptionEvent);
+    ids.push(id);
+  };
+}
+
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(condition(), `never saw ${what}`);
@@ -29,14 +37,19 @@ describe("RedisSubscriptionEventSource", () => {
     await Promise.all([a.ready, b.ready]);
     const onA: SubscriptionEvent[] = [];
     const onB: SubscriptionEvent[] = [];
-    a.subscribe((event) => onA.push(event));
-    b.subscribe((event) => onB.push(event));
+    const idsA: (string | undefined)[] = [];
+    const idsB: (string | undefined)[] = [];
+    a.subscribe(hear(onA, idsA));
+    b.subscribe(hear(onB, idsB));
 
     const update: SubscriptionEvent = { type: "resourceUpdated", uri: "test://r" };
     a.publish(update);
     assert.deepEqual(onA, [update], "heard here synchronously");
     await until(() => onB.length === 1, "the event on B");
     assert.deepEqual(onB, [update]);
+    // One id for the event on both instances (a legacy stream moving between them uses it).
+    assert.equal(typeof idsA[0], "string");
+    assert.equal(idsB[0], idsA[0]);
     const task: SubscriptionEvent = { type: "taskStatus", owner: "o", task: { taskId: "t" } };
     // A burst of list changes (a server registering its tools) crosses as one message.
     for (let i = 0; i < 5; i++) b.publish({ type: "listChanged", kind: "tools" });
@@ -72,8 +85,8 @@ describe("RedisSubscriptionEventSource", () => {
     await Promise.all([a.ready, b.ready]);
     const onA: SubscriptionEvent[] = [];
     const onB: SubscriptionEvent[] = [];
-    a.subscribe((event) => onA.push(event));
-    b.subscribe((event) => onB.push(event));
+    a.subscribe(hear(onA));
+    b.subscribe(hear(onB));
 
     await server.kill();
     const lost: SubscriptionEvent = { type: "resourceUpdated", uri: "test://while-down" };

@@ -10,6 +10,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import { SseStream } from "../sse.js";
 import { AppendConflict, type ClusterEventStore } from "./cluster.js";
 import { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
+import type { ReplaySend } from "./resumable-stream.js";
 
 const FINISH_ATTEMPTS = 5;
 
@@ -95,9 +96,9 @@ export async function replayUntilEnd(
   streamId: string,
   afterSeq: number,
   signal: AbortSignal,
-  send: (message: JsonRpcMessage, id: string) => Promise<void>,
+  send: ReplaySend,
 ): Promise<void> {
   for await (const event of events.tail(sessionId, streamId, afterSeq, signal)) {
-    await send(event.message, event.id);
+    await send(event.message, event.id, event.origin);
   }
 }

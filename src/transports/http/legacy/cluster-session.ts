@@ -17,7 +17,7 @@ import {
 } from "./cluster.js";
 import { finishOrphan, replayUntilEnd, tailResponse } from "./cluster-resume.js";
 import { type ClusterContext, ClusterSessionState } from "./cluster-state.js";
-import type { ResumableStream } from "./resumable-stream.js";
+import type { ReplaySend, ResumableStream } from "./resumable-stream.js";
 import type { LegacySessionTransport } from "./session-transport.js";
 
 /** What the link needs of its session. */
@@ -31,10 +31,7 @@ export interface LinkedSession {
   /** Disconnects this stream's connection, when it is held here. */
   disconnectStream(streamId: string): void;
   /** A new standalone stream held here, connected to a response that starts with `prelude`. */
-  openStandaloneAfter(
-    headers: Headers,
-    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
-  ): Response;
+  openStandaloneAfter(headers: Headers, prelude: (send: ReplaySend) => Promise<void>): Response;
   /** The session ended on another instance: end what is held here, writing nothing. */
   endedElsewhere(): void;
 }
@@ -46,6 +43,9 @@ const BROADCASTS = new Set([
   "notifications/tools/list_changed",
   "notifications/prompts/list_changed",
 ]);
+
+/** Messages this process sent to standalone streams held elsewhere (their origins' numbers). */
+let standaloneSent = 0;
 
 export class ClusterSessionLink {
   readonly state: ClusterSessionState;
@@ -176,11 +176,17 @@ export class ClusterSessionLink {
    * A message for a standalone stream not held here: a change every instance heard is left to
    * the holder (one copy reaches the client); anything else travels there.
    */
-  elsewhere(message: JsonRpcMessage): Promise<void> {
+  elsewhere(message: JsonRpcMessage, origin?: string): Promise<void> {
     if ("method" in message && !("id" in message) && BROADCASTS.has(message.method)) {
       return Promise.resolve();
     }
-    return this.context.publish({ kind: "standalone", session: this.session.id, message });
+    standaloneSent += 1;
+    return this.context.publish({
+      kind: "standalone",
+      session: this.session.id,
+      message,
+      origin: origin ?? `${this.context.instanceId}.${standaloneSent}`,
+    });
   }
 
   /** A new standalone stream here: whoever held one before lets it go (the newest GET wins). */
@@ -279,7 +285,7 @@ export class ClusterSessionLink {
       case "standalone": {
         const held = session.standalone();
         // Its ids already name the instance that sent it (answers go back there).
-        if (held) void held.write(message.message);
+        if (held) void held.write(message.message, message.origin);
         return;
       }
       case "ended":

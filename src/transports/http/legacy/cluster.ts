@@ -85,8 +85,11 @@ export type ClusterMessage = { from: string; session: string } & (
   | { kind: "state"; state: LegacySnapshot; version: number }
   /** A client resumed this stream elsewhere: stop writing to its connection here. */
   | { kind: "takeover"; stream: string }
-  /** A message for the standalone GET stream, for whichever instance holds it. */
-  | { kind: "standalone"; message: JsonRpcMessage }
+  /**
+   * A message for the standalone GET stream, for whichever instance holds it; `origin` names
+   * it alike wherever it is heard (two instances may both hold the stream for a moment).
+   */
+  | { kind: "standalone"; message: JsonRpcMessage; origin: string }
 );
 
 export interface ClusterBus {

@@ -11,6 +11,8 @@ export interface StoredEvent {
   id: string;
   seq: number;
   message: JsonRpcMessage;
+  /** SendOptions.origin of the message, kept in a cluster (see ResumableStream.openAfter). */
+  origin?: string;
 }
 
 /** Synchronous or asynchronous, so that a shared store (Redis, a database) can implement it. */

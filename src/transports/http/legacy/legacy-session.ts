@@ -17,7 +17,7 @@ import { ClusterSessionLink, type LinkedSession } from "./cluster-session.js";
 import type { ClusterContext } from "./cluster-state.js";
 import { type EventStore, parseEventId } from "./event-store.js";
 import { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
-import { ResumableStream } from "./resumable-stream.js";
+import { type ReplaySend, ResumableStream } from "./resumable-stream.js";
 import {
   principalKey,
   RecordWriter,
@@ -316,10 +316,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
   }
 
   /** LinkedSession: a standalone stream taken over here, after the rest of the old one. */
-  openStandaloneAfter(
-    headers: Headers,
-    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
-  ): Response {
+  openStandaloneAfter(headers: Headers, prelude: (send: ReplaySend) => Promise<void>): Response {
     this.standaloneStream?.end();
     const stream = this.newStream();
     this.standaloneStream = stream;
@@ -534,7 +531,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
   }
 
   /** SessionTransportHost: the standalone stream is held by another instance, if any. */
-  elsewhere(message: JsonRpcMessage): Promise<void> | undefined {
-    return this.link?.elsewhere(message);
+  elsewhere(message: JsonRpcMessage, origin?: string): Promise<void> | undefined {
+    return this.link?.elsewhere(message, origin);
   }
 }

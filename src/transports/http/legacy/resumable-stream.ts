@@ -48,6 +48,16 @@ export interface ResumableStreamOptions {
   registered?: Promise<void>;
 }
 
+/** Writes one replayed event (of another stream) on a connection; `origin`: SendOptions.origin. */
+export type ReplaySend = (message: JsonRpcMessage, id: string, origin?: string) => Promise<void>;
+
+/** A write that waits for a takeover's replay to end (see openAfter). */
+interface HeldWrite {
+  message: JsonRpcMessage;
+  origin: string | undefined;
+  done: () => void;
+}
+
 export class ResumableStream {
   readonly id: string;
   readonly requestId: JsonRpcId | undefined;
@@ -56,6 +66,10 @@ export class ResumableStream {
   private connection: EventSink | undefined;
   /** Set while a resumed connection replays; live writes wait here meanwhile. */
   private pending: StoredEvent[] | undefined;
+  /** Set while openAfter's prelude runs: writes wait here, not yet numbered nor stored. */
+  private held: HeldWrite[] | undefined;
+  /** Origins the prelude's stream carried: not written again here (see openAfter). */
+  private carried: Set<string> | undefined;
   private ended = false;
   private reportedFinished = false;
   private written: Promise<void> = Promise.resolve();
@@ -129,34 +143,51 @@ export class ResumableStream {
   }
 
   /**
-   * The first connection, carrying what `prelude` writes (another stream's rest: a standalone
-   * stream taken over from another instance) before this stream's own events, which wait
-   * meanwhile. The response is returned at once.
+   * The first connection, carrying what `prelude` writes (another stream's rest until its end:
+   * a standalone stream taken over from another instance) before this stream's own events.
+   * Both instances may hear the same message while the other one has not yet let its stream
+   * go; it must reach the client once (one message, one stream), so this stream's writes wait,
+   * unstored, until the prelude is over, and a message whose origin the prelude carried is not
+   * written here, then or later. The response is returned at once.
    */
-  openAfter(
-    headers: Headers,
-    prelude: (send: (message: JsonRpcMessage, id: string) => Promise<void>) => Promise<void>,
-  ): Response {
+  openAfter(headers: Headers, prelude: (send: ReplaySend) => Promise<void>): Response {
     const target = new WebStreamTarget(headers);
     const connection = this.attach(target);
-    const pending: StoredEvent[] = [];
-    this.pending = pending;
+    const held: HeldWrite[] = [];
+    const carried = new Set<string>();
+    this.held = held;
+    this.carried = carried;
     const response = target.opened!;
-    void prelude((message, id) => this.send(connection, message, id))
+    const send: ReplaySend = (message, id, origin) => {
+      if (origin !== undefined) carried.add(origin);
+      return this.send(connection, message, id);
+    };
+    void prelude(send)
       .catch(() => {})
       .finally(() => {
-        if (this.pending === pending) this.pending = undefined;
-        for (const event of pending) void this.send(connection, event.message, event.id);
+        if (this.held === held) this.held = undefined;
+        for (const write of held) void this.write(write.message, write.origin).then(write.done);
         if (this.ended) this.closeConnection();
       });
     return response;
   }
 
-  /** Stores one message and sends it on the live connection, if any. */
-  write(message: JsonRpcMessage): Promise<void> {
+  /**
+   * Stores one message and sends it on the live connection, if any. `origin`: its name on
+   * every instance (SendOptions.origin), kept with it.
+   */
+  write(message: JsonRpcMessage, origin?: string): Promise<void> {
     if (this.ended) return Promise.resolve();
+    const held = this.held;
+    if (held) return new Promise((done) => held.push({ message, origin, done }));
+    // Carried by the stream this one took over from: already on its way to the client. Each
+    // origin is heard once here, so its entry goes.
+    if (origin !== undefined && this.carried?.delete(origin)) return Promise.resolve();
     const seq = ++this.seq;
-    const event: StoredEvent = { id: `${this.id}:${seq}`, seq, message };
+    const event: StoredEvent =
+      origin === undefined
+        ? { id: `${this.id}:${seq}`, seq, message }
+        : { id: `${this.id}:${seq}`, seq, message, origin };
     if (this.durable) return this.writeThrough(event);
     const stored = this.options.store.append(this.options.sessionId, this.id, event);
     // Chained, so that awaiting it means every earlier append has landed too. A synchronous
@@ -211,7 +242,7 @@ export class ResumableStream {
     const { markEnd } = this.options;
     if (markEnd && !quiet) this.written = this.written.then(markEnd).catch(() => {});
     this.afterStored(() => {
-      if (!this.pending) this.closeConnection(this.onDelivered());
+      if (!this.pending && !this.held) this.closeConnection(this.onDelivered());
       this.reportIfFinished();
     });
   }
@@ -237,7 +268,7 @@ export class ResumableStream {
     const connection = this.connection;
     this.afterStored(() => {
       if (!connection || this.connection !== connection) return;
-      if (retryMs !== undefined && this.options.priming && !this.pending) {
+      if (retryMs !== undefined && this.options.priming && !this.pending && !this.held) {
         void connection.writeText(`retry: ${Math.max(0, Math.round(retryMs))}\n\n`);
       }
       this.closeConnection();

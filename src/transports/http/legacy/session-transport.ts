@@ -138,7 +138,7 @@ export interface SessionTransportHost {
    * A message for the standalone stream, which this process does not hold: somewhere else
    * to put it (another instance of a cluster), or undefined for nowhere.
    */
-  elsewhere?(message: JsonRpcMessage): Promise<void> | undefined;
+  elsewhere?(message: JsonRpcMessage, origin?: string): Promise<void> | undefined;
 }
 
 export class LegacySessionTransport implements Transport {
@@ -227,8 +227,8 @@ export class LegacySessionTransport implements Transport {
     const reply = related === undefined ? undefined : this.replies?.get(related);
     if (reply) return reply.write(message);
     const standalone = this.host.standalone();
-    if (standalone) return standalone.write(message);
-    const forwarded = this.host.elsewhere?.(message);
+    if (standalone) return standalone.write(message, options?.origin);
+    const forwarded = this.host.elsewhere?.(message, options?.origin);
     if (forwarded) return forwarded;
     if ("id" in message) {
       return Promise.reject(
