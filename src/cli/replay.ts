@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../jsonrpc/types.js";
 import { printableLine } from "../text/printable.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
@@ -187,6 +188,9 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** The longest line read: the stdio transport's default message limit. */
+const MAX_RECORD_CHARS = 32 * 2 ** 20;
+
 /** Reads a tap recording into the client's script; lines that are not records are an error. */
 function readScript(text: string, file: string): Script {
   const steps: JsonRpcMessage[] = [];
@@ -196,15 +200,27 @@ function readScript(text: string, file: string): Script {
   const open = new Map<JsonRpcId, number>();
   /** Server request id → its method, until the client's answer is seen. */
   const asked = new Map<JsonRpcId, string>();
+  const shown = printableLine(file);
   for (const [number, line] of text.split("\n").entries()) {
     if (line.trim() === "") continue;
-    let entry: { dir?: string; msg?: JsonRpcMessage };
+    const where = `${shown}:${number + 1}`;
+    // tap records one message per line; one longer than a message may be is no recording.
+    if (line.length > MAX_RECORD_CHARS) {
+      throw new CliError(
+        `${where} is over ${MAX_RECORD_CHARS / 2 ** 20} MiB: not a tap recording line`,
+      );
+    }
+    let entry: unknown;
     try {
       entry = JSON.parse(line);
     } catch {
-      throw new CliError(`${file}:${number + 1} is not a tap recording line`);
+      throw new CliError(`${where} is not a tap recording line (not JSON)`);
     }
-    const message = entry.msg;
+    // The shape tap writes: {"dir": "c2s"|"s2c", "msg": {...}} (other records, e.g. stderr, skipped).
+    if (!isPlainObject(entry) || (entry.msg !== undefined && !isPlainObject(entry.msg))) {
+      throw new CliError(`${where} is not a tap recording line (not a record object)`);
+    }
+    const message = entry.msg as JsonRpcMessage | undefined;
     if (message === undefined || (entry.dir !== "c2s" && entry.dir !== "s2c")) continue;
     const isRequest = "method" in message && "id" in message && message.id !== undefined;
     if (entry.dir === "c2s") {

@@ -115,6 +115,26 @@ describe("mcpwire replay", () => {
     writeFileSync(bogus, "hello\n");
     const run = await runCli(["replay", bogus, "--", process.execPath, NOISY]);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /^mcpwire: .*bogus\.ndjson:1 is not a tap recording line$/m);
+    assert.match(
+      run.stderr,
+      /^mcpwire: .*bogus\.ndjson:1 is not a tap recording line \(not JSON\)$/m,
+    );
+  });
+
+  it("names the file and line of JSON that is no record, and of a line over 32 MiB", async () => {
+    const good = JSON.stringify({ dir: "c2s", msg: { jsonrpc: "2.0", method: "x" } });
+    for (const [name, bad, why] of [
+      ["null.ndjson", "null", "not a record object"],
+      ["number-msg.ndjson", '{"dir":"c2s","msg":5}', "not a record object"],
+      ["long.ndjson", `"${"x".repeat(33 * 2 ** 20)}"`, "is over 32 MiB"],
+    ] as const) {
+      const file = join(dir, name);
+      writeFileSync(file, `${good}\n${bad}\n`);
+      const run = await runCli(["replay", file, "--", process.execPath, NOISY]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(run.stderr.split("\n")[0]!.startsWith(`mcpwire: ${file}:2 `), true, run.stderr);
+      assert.match(run.stderr.split("\n")[0]!, new RegExp(why.replace(/[()]/g, "\\$&")));
+      assert.ok(run.stderr.length < 500, "the line itself is never quoted");
+    }
   });
 });
