@@ -1,4 +1,9 @@
-import { JsonRpcError, LocalError, UnsupportedProtocolVersionError } from "../jsonrpc/errors.js";
+import {
+  isPlainObject,
+  JsonRpcError,
+  LocalError,
+  UnsupportedProtocolVersionError,
+} from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type {
   ClientCapabilities,
@@ -19,13 +24,20 @@ import {
   stateFromDiscover,
   withMeta,
 } from "./handshake.js";
+import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy-tasks.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, resolveInputRequired } from "./mrtr.js";
 import { ResultCache } from "./result-cache.js";
 import { completeResult } from "./results.js";
 import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
 import type { Subscription } from "./subscription.js";
 import { SubscriptionRegistry } from "./subscriptions.js";
-import { awaitTask, ClientTasks, TASKS_EXTENSION } from "./tasks.js";
+import { awaitTask, ClientTasks, TASKS_EXTENSION, TaskCancelledError } from "./tasks.js";
+
+/** Per legacy handshake, each tool's execution.taskSupport (a new handshake lists anew). */
+const legacyToolSupports = new WeakMap<object, Map<string, string>>();
+/** Enough for any real server; a hostile one cannot keep the first call listing forever. */
+const MAX_TOOL_PAGES = 100;
+
 import type {
   CallOptions,
   ClientDiscoverResult,
@@ -96,8 +108,9 @@ export class ClientConnection {
             extensions: { ...this.capabilities.extensions, [TASKS_EXTENSION]: {} },
           }
         : this.capabilities;
-    this.tasks = new ClientTasks((method, params, signal) =>
-      this.request(method, params, signal ? { signal } : {}),
+    this.tasks = new ClientTasks(
+      (method, params, signal) => this.request(method, params, signal ? { signal } : {}),
+      () => this.state?.era === "legacy",
     );
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.logLevel = options.logLevel;
@@ -187,7 +200,12 @@ export class ClientConnection {
     await this.ready;
     const session = this.requireSession();
     const state = this.requireState();
-    const { _meta: extraMeta, returnTaskHandle, onTaskStatus, ...requestOptions } = options;
+    const { _meta: extraMeta, returnTaskHandle, onTaskStatus, task, ...requestOptions } = options;
+    const legacyTask =
+      state.era === "legacy" && method === "tools/call"
+        ? await this.legacyTaskParam(state, params, task)
+        : undefined;
+    if (legacyTask) params = { ...params, task: legacyTask };
     const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
     let partition: string | undefined;
     if (useCache) {
@@ -222,7 +240,16 @@ export class ClientConnection {
           session.request(method, this.wireParams(retryParams, extraMeta), requestOptions),
       }));
     }
-    if (result.resultType === "task" && method === "tools/call") {
+    if (legacyTask && isPlainObject(result.task)) {
+      if (returnTaskHandle) return result;
+      result = await awaitLegacyTask(
+        result,
+        (taskMethod, taskParams, signal) => this.request(taskMethod, taskParams, { signal }),
+        { signal: requestOptions.signal, onStatus: onTaskStatus },
+        (taskId) => new TaskCancelledError(taskId),
+      );
+      retried = true;
+    } else if (result.resultType === "task" && method === "tools/call") {
       if (returnTaskHandle) return result;
       result = await awaitTask(result, this.tasks, {
         handlers: this.options.handlers ?? {},
@@ -241,6 +268,45 @@ export class ClientConnection {
       }
     }
     return complete;
+  }
+
+  /**
+   * A legacy tools/call's `task` parameter, when it goes as a 2025-11-25 task: the server takes
+   * task-augmented calls and the tool requires it, or allows it and the caller asked.
+   */
+  private async legacyTaskParam(
+    state: ServerState,
+    params: JsonObject | undefined,
+    asked: CallOptions["task"],
+  ): Promise<JsonObject | undefined> {
+    if (!takesLegacyToolTasks(state.capabilities as JsonObject)) return undefined;
+    const name = params?.name;
+    if (typeof name !== "string") return undefined;
+    const support = (await this.legacyToolSupport(state)).get(name) ?? "forbidden";
+    if (support === "forbidden" || (support === "optional" && !asked)) return undefined;
+    const ttlMs = typeof asked === "object" ? asked.ttlMs : undefined;
+    return ttlMs === undefined ? {} : { ttl: ttlMs };
+  }
+
+  /** Each tool's execution.taskSupport on this legacy session (tools/list, read once). */
+  private async legacyToolSupport(state: ServerState): Promise<Map<string, string>> {
+    let known = legacyToolSupports.get(state);
+    if (known) return known;
+    known = new Map();
+    let cursor: unknown;
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const listed = await this.request("tools/list", cursor === undefined ? {} : { cursor });
+      const tools = Array.isArray(listed.tools) ? listed.tools : [];
+      for (const tool of tools) {
+        if (isPlainObject(tool) && typeof tool.name === "string") {
+          known.set(tool.name, taskSupportOf(tool));
+        }
+      }
+      cursor = listed.nextCursor;
+      if (typeof cursor !== "string") break;
+    }
+    legacyToolSupports.set(state, known);
+    return known;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcErrorObject } from "../jsonrpc/types.js";
+import { fromLegacyTask } from "./legacy-tasks.js";
 import { answerInputRequests } from "./mrtr.js";
 import { InvalidResultError } from "./results.js";
 import type { ClientHandlers } from "./types.js";
@@ -24,16 +25,47 @@ export class TaskCancelledError extends Error {
 
 /** `client.tasks`: the extension's methods, for apps that keep a task handle themselves. */
 export class ClientTasks {
-  constructor(private readonly send: Send) {}
+  /** `legacy`: whether the server speaks 2025-11-25 tasks (a legacy session) right now. */
+  constructor(
+    private readonly send: Send,
+    private readonly legacy: () => boolean = () => false,
+  ) {}
 
-  /** tasks/get: the task now (with inputRequests, result or error for its status). */
-  get(taskId: string, signal?: AbortSignal): Promise<JsonObject> {
-    return this.send("tasks/get", { taskId }, signal);
+  /**
+   * tasks/get: the task now (with inputRequests, result or error for its status). From a
+   * legacy server: its Task in the extension's field names (ttlMs, pollIntervalMs), no result.
+   */
+  async get(taskId: string, signal?: AbortSignal): Promise<JsonObject> {
+    const task = await this.send("tasks/get", { taskId }, signal);
+    return this.legacy() ? fromLegacyTask(task) : task;
   }
 
   /** tasks/update: answers to some or all of the task's outstanding inputRequests. */
   async update(taskId: string, inputResponses: JsonObject, signal?: AbortSignal): Promise<void> {
+    if (this.legacy()) {
+      throw new Error(
+        "a 2025-11-25 server takes answers through tasks/result (client.tasks.result), not tasks/update",
+      );
+    }
     await this.send("tasks/update", { taskId, inputResponses }, signal);
+  }
+
+  /**
+   * tasks/result (2025-11-25 servers only): waits for the task to end and returns the tool's
+   * result (or throws its error); meanwhile the server's questions reach the client's handlers.
+   */
+  result(taskId: string, signal?: AbortSignal): Promise<JsonObject> {
+    return this.send("tasks/result", { taskId }, signal);
+  }
+
+  /** tasks/list (2025-11-25 servers that offer it): one page of this client's tasks. */
+  async list(cursor?: string, signal?: AbortSignal): Promise<JsonObject> {
+    const page = await this.send("tasks/list", cursor === undefined ? {} : { cursor }, signal);
+    const tasks = Array.isArray(page.tasks) ? page.tasks : [];
+    return {
+      ...page,
+      tasks: tasks.map((task) => (isPlainObject(task) ? fromLegacyTask(task) : task)),
+    };
   }
 
   /** tasks/cancel: asks the server to stop the task (cooperative; see tasks.md). */

@@ -108,6 +108,12 @@ export interface CallOptions extends RequestOptions {
    * as it came (drive it with client.tasks); by default the call waits for the final result.
    */
   returnTaskHandle?: boolean;
+  /**
+   * tools/call on a legacy server with 2025-11-25 tasks: also run a tool whose
+   * execution.taskSupport is "optional" as a task (`ttlMs`: the lifetime asked for). "required"
+   * ones always are; modern servers (the extension) decide themselves.
+   */
+  task?: boolean | { ttlMs?: number };
   /** Each status of a task the call waits for (working, input_required, ...). */
   onTaskStatus?: (task: JsonObject) => void;
 }
