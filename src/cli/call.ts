@@ -1,8 +1,10 @@
+import { ErrorCode, JsonRpcError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
-import { EXIT_FAILURE, EXIT_OK } from "./errors.js";
+import { printableLine } from "../text/printable.js";
+import { CliError, EXIT_FAILURE, EXIT_OK } from "./errors.js";
 import { INPUT_OPTIONS, INPUT_USAGE } from "./input-answers.js";
 import { printJson, printText, renderCallResult } from "./output.js";
-import { expectArgs, requestOptions, runWithClient } from "./session.js";
+import { expectArgs, requestOptions, runWithClient, type VerbContext } from "./session.js";
 import { readArgumentWords, typePairs } from "./tool-arguments.js";
 
 export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
@@ -27,13 +29,35 @@ export function runCall(argv: readonly string[]): Promise<number> {
       );
       args = typePairs(given.pairs, tool?.inputSchema, "tool arguments") as JsonObject;
     }
-    const result = await context.client.callTool(name, args, {
-      ...requestOptions(context),
-      onTaskStatus: context.progress.taskStatus,
-    });
+    const result = await context.client
+      .callTool(name, args, {
+        ...requestOptions(context),
+        onTaskStatus: context.progress.taskStatus,
+      })
+      .catch(async (error: unknown) => {
+        throw (await unknownTool(context, name, error)) ?? error;
+      });
     context.progress.done();
     if (context.settings.json) printJson(result);
     else printText(renderCallResult(result as unknown as JsonObject));
     return result.isError === true ? EXIT_FAILURE : EXIT_OK;
   });
+}
+
+/** A refusal (-32602) for a tool the server does not list: name the ones it has. */
+async function unknownTool(
+  context: VerbContext,
+  name: string,
+  error: unknown,
+): Promise<CliError | undefined> {
+  if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.InvalidParams) return undefined;
+  const tools = await context.client
+    .listAllTools({ signal: context.signal })
+    .catch(() => undefined);
+  if (tools === undefined || tools.some((tool) => tool.name === name)) return undefined;
+  const names = tools.map((tool) => printableLine(tool.name)).join(", ");
+  return new CliError(
+    `no tool ${JSON.stringify(printableLine(name))} on the server; ` +
+      (names ? `it has: ${names}` : "it has none"),
+  );
 }

@@ -39,6 +39,12 @@ describe("mcpwire command-line errors", () => {
     );
   });
 
+  it("an unknown tool is named with the tools the server has", async () => {
+    const run = await runCli(["call", "ecoh", "--", process.execPath, STDIO_SERVER]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^mcpwire: no tool "ecoh" on the server; it has: echo, add\b.*\n$/);
+  });
+
   it("rejects unknown options, bad option values and bad JSON", async () => {
     await assertUsageError(["discover", "--frob", "tcp://127.0.0.1:9"], /unknown option --frob/);
     await assertUsageError(["discover", "--era", "future", "tcp://127.0.0.1:9"], /--era must be/);
