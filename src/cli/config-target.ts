@@ -27,7 +27,7 @@ import {
 } from "./config-variables.js";
 import { CliError, UsageError } from "./errors.js";
 import { isInteractive } from "./input-answers.js";
-import type { Target } from "./target.js";
+import type { Target } from "./target-kind.js";
 import { writeErr } from "./terminal.js";
 
 export const CONFIG_OPTIONS: Record<string, OptionKind> = {

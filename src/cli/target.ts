@@ -7,7 +7,7 @@ import type { HttpAuthProvider } from "../transports/http/client/auth.js";
 import { HttpClientTransport } from "../transports/http/client/client-transport.js";
 import { endpointKey } from "../transports/http/client/era.js";
 import { connectSocket } from "../transports/socket/client.js";
-import { parseSocketTarget, type SocketTarget } from "../transports/socket/target.js";
+import { parseSocketTarget } from "../transports/socket/target.js";
 import { StdioClientTransport } from "../transports/stdio/client.js";
 import type { OptionKind, ParsedArgs } from "./args.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
@@ -23,28 +23,10 @@ import { CliError, UsageError } from "./errors.js";
 import { AUTH_OPTIONS, type AuthSettings, authSettings, httpAuthProvider } from "./http-auth.js";
 import { inputCapabilities } from "./input-answers.js";
 import { STDERR_LINES_SHOWN } from "./server-exit.js";
+import type { Target } from "./target-kind.js";
 import { WireLogTransport } from "./wire-log.js";
 
-/** Where a verb finds its server. */
-export type Target =
-  | {
-      kind: "http";
-      url: URL;
-      /** From a config file; --header wins over them. */
-      headers?: Record<string, string>;
-      /** A config file's `"type": "sse"`: the 2024-11-05 HTTP+SSE transport, legacy era. */
-      sse?: boolean;
-    }
-  | { kind: "socket"; address: SocketTarget; text: string }
-  | {
-      kind: "stdio";
-      command: string;
-      args: string[];
-      /** Added to the allowlisted environment (from -e, --env-from or a config file). */
-      env?: Record<string, string>;
-      inheritEnv?: boolean;
-      cwd?: string;
-    };
+export type { Target } from "./target-kind.js";
 
 /** The options every verb that talks to a server understands. */
 export const CONNECTION_OPTIONS: Record<string, OptionKind> = {

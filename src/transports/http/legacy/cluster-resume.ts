@@ -6,7 +6,7 @@
  * (the append is a compare-and-set on the sequence number).
  */
 import { ErrorCode } from "../../../jsonrpc/errors.js";
-import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
+import type { JsonRpcId } from "../../../jsonrpc/types.js";
 import { SseStream } from "../sse.js";
 import { AppendConflict, type ClusterEventStore } from "./cluster.js";
 import { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
