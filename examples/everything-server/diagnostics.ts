@@ -58,11 +58,11 @@ export function registerDiagnosticTools(server: McpServer): void {
       inputSchema: NO_ARGS,
     },
     () => {
-      const remove = server.tool(
+      const temporary = server.tool(
         { name: "temporary_tool", description: "Briefly registered", inputSchema: NO_ARGS },
         () => "temporary",
       );
-      remove();
+      temporary.remove();
       return "Tool list changed";
     },
   );

@@ -3,17 +3,7 @@
  *
  * @module mcpwire/client
  */
-export { ClientConnection } from "./connection.js";
-export {
-  chooseModernVersion,
-  type DiscoverOutcome,
-  MODERN_ERROR_CODES,
-  ModernHandshakeError,
-  NoCommonVersionError,
-  type ProbeOutcome,
-  probeEra,
-} from "./era-detection.js";
-export type { ServerState } from "./handshake.js";
+export { ModernHandshakeError, NoCommonVersionError } from "./era-detection.js";
 export { McpClient } from "./mcp-client.js";
 export {
   answerInputRequests,
@@ -22,14 +12,28 @@ export {
   resolveInputRequired,
   withElicitationDefaults,
 } from "./mrtr.js";
-export { collectPages, MAX_PAGES } from "./pagination.js";
-export { ResultCache, stableStringify } from "./result-cache.js";
 export { InputRequiredError, InvalidResultError, isResourceNotFound } from "./results.js";
 export {
   Subscription,
   type SubscriptionEnd,
   type SubscriptionNotification,
 } from "./subscription.js";
-export { type SubscriptionChannel, SubscriptionRegistry } from "./subscriptions.js";
 export { awaitTask, ClientTasks, TaskCancelledError, type TaskWait } from "./tasks.js";
-export type * from "./types.js";
+export type {
+  Cacheable,
+  CallOptions,
+  ClientDiscoverResult,
+  ClientHandlers,
+  CompletionReference,
+  ConnectOptions,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  McpClientOptions,
+  Paginated,
+  Root,
+  ServerRequestContext,
+  ServerRequestHandler,
+  TransportFactory,
+} from "./types.js";

@@ -7,15 +7,51 @@
 // The one entry that reaches up a layer: a stdio server imports this subpath alone, so the stdio
 // client half (spawning, process trees) stays out of its cold start.
 export { serveStdio } from "../transports/stdio/serve.js";
-export * from "./connection.js";
-export * from "./context.js";
-export * from "./features.js";
-export * from "./mcp-server.js";
-export * from "./mrtr/request-state.js";
-export { INPUT_METHODS, InputRequiredSignal } from "./mrtr/round.js";
+export type { HandlerContext, InputOptions, LogFunction, RequestLogger } from "./context.js";
+export type {
+  Completer,
+  PromptHandler,
+  PromptOptions,
+  ReadHandler,
+  ResourceOptions,
+  TemplateOptions,
+  TemplateReadHandler,
+  ToolDefinition,
+  ToolHandler,
+  ToolOptions,
+  ToolReturn,
+} from "./features.js";
+export { McpServer } from "./mcp-server.js";
+export type { RequestStateOptions } from "./mrtr/request-state.js";
+export type { InputRequest } from "./mrtr/round.js";
 export type { RequiredClientCapabilities } from "./required-capabilities.js";
-export * from "./safe-paths.js";
-export * from "./schema-source.js";
-export * from "./server-core.js";
-export * from "./subscriptions.js";
-export * from "./tasks/index.js";
+export { resolveInside, safePathSegments } from "./safe-paths.js";
+export type {
+  SchemaInput,
+  SchemaOutput,
+  SchemaSource,
+  StandardJsonSchema,
+} from "./schema-source.js";
+export { type CachingOptions, DEFAULT_CACHE_HINTS, type McpServerOptions } from "./server-core.js";
+export {
+  InMemoryEventSource,
+  type SubscriptionEvent,
+  type SubscriptionEventListener,
+  type SubscriptionEventSource,
+} from "./subscriptions.js";
+export { LiveTask } from "./tasks/live-task.js";
+export type { TasksOptions, TaskTimes } from "./tasks/manager.js";
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from "./tasks/memory-store.js";
+export {
+  type TaskQuota,
+  TaskQuotaError,
+  type TaskRecord,
+  type TaskRelay,
+  type TaskRelayMessage,
+  type TaskRunners,
+  type TaskStore,
+  TaskStoreFullError,
+} from "./tasks/store.js";
+export type { ToolTaskOptions } from "./tasks/task-call.js";
+export { isTerminal, TASKS_EXTENSION, type TaskStatus } from "./tasks/wire.js";
+export type { ToolHandle, ToolUpdate } from "./tool-handle.js";

@@ -54,6 +54,7 @@ import {
 import { TaskManager } from "./tasks/manager.js";
 import { taskNotification } from "./tasks/task-view.js";
 import { declaresTasks, TASKS_EXTENSION } from "./tasks/wire.js";
+import { type ToolHandle, toolHandle } from "./tool-handle.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 
@@ -62,15 +63,27 @@ const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
  * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
  * off, legacy `initialize` sessions, with the same handlers.
  */
-export class McpServer implements ServerCore {
+/*
+ * McpServer fits ServerCore (what connections and the HTTP binding use) structurally: no
+ * `implements` clause, so the declarations can leave its internal members out.
+ */
+export class McpServer {
   readonly options: McpServerOptions;
+  /** @internal for transports and connections. */
   readonly modernEnabled: boolean;
+  /** @internal for transports and connections. */
   readonly legacyEnabled: boolean;
+  /** @internal for transports and connections. */
   readonly modernVersions: string[] = [...MODERN_VERSIONS];
+  /** @internal for transports and connections. */
   readonly legacyVersions: string[] = [...LEGACY_VERSIONS];
+  /** @internal for transports and connections. */
   readonly servedVersions: string[];
+  /** @internal for transports and connections. */
   readonly requestStates: RequestStateCodec;
+  /** @internal for transports and connections. */
   readonly subscriptionEvents: SubscriptionEventSource;
+  /** @internal for transports and connections. */
   readonly sessionOptions: SessionOptions;
   private readonly features: Features;
   /**
@@ -124,14 +137,23 @@ export class McpServer implements ServerCore {
   }
 
   /**
-   * Registers a tool; returns a function that removes it (clients are told either way).
+   * Registers a tool (a tool of the same name is replaced); returns its handle: enable(),
+   * disable(), update(), remove(). Clients are told of each change (`list_changed`).
    * `options.requiredClientCapabilities` names what a client must have declared to call it.
    */
   tool<I extends SchemaSource = SchemaSource, O extends SchemaSource = SchemaSource>(
     definition: ToolDefinition<I, O>,
     handler: ToolHandler<I, O>,
     options?: ToolOptions,
-  ): () => void {
+  ): ToolHandle<I, O> {
+    return toolHandle(this.registerTool, definition, handler, options);
+  }
+
+  private readonly registerTool = (
+    definition: ToolDefinition,
+    handler: ToolHandler,
+    options: ToolOptions | undefined,
+  ): (() => void) => {
     const remove = this.features.addTool(definition, handler, options);
     if (options?.task && options.task.support !== "never") {
       this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
@@ -143,7 +165,7 @@ export class McpServer implements ServerCore {
       );
     }
     return remove;
-  }
+  };
 
   /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
   get tasks(): TaskManager | undefined {
@@ -161,6 +183,7 @@ export class McpServer implements ServerCore {
    * The -32021 a tools/call must get before anything runs or streams, when the client lacks a
    * capability the tool was registered as requiring (for transports that open a stream before
    * the handler runs: HTTP's "sse" response mode).
+   * @internal
    */
   toolCallRefusal(params: JsonObject, declared: ClientCapabilities): JsonRpcError | undefined {
     const name = params.name;
@@ -206,7 +229,7 @@ export class McpServer implements ServerCore {
     return connection;
   }
 
-  /** ServerCore: the connection's session has closed. */
+  /** @internal ServerCore: the connection's session has closed. */
   connectionClosed(connection: ServerConnection): void {
     this.connections.delete(connection);
   }
@@ -231,7 +254,7 @@ export class McpServer implements ServerCore {
     return sessions;
   }
 
-  /** The same for both eras here; a subclass (the gateway) may tell them apart. */
+  /** @internal The same for both eras here; a subclass (the gateway) may tell them apart. */
   capabilities(era: Era): ServerCapabilities {
     const { features } = this;
     const capabilities: ServerCapabilities = {};
@@ -265,6 +288,7 @@ export class McpServer implements ServerCore {
     return { ...capabilities, ...extra };
   }
 
+  /** @internal for transports and connections. */
   async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
     const { features } = this;
     const pageSize = this.options.pageSize;
@@ -330,6 +354,7 @@ export class McpServer implements ServerCore {
     throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   }
 
+  /** @internal for transports and connections. */
   decorateModern(method: string, returned: JsonObject): JsonObject {
     // Copy: handlers may hand back shared objects, which must not collect our fields. Not
     // `{ ...returned }`: on Node 20 a spread copy that then gains a property (resultType, _meta)
@@ -361,6 +386,7 @@ export class McpServer implements ServerCore {
     return offered;
   }
 
+  /** @internal for transports and connections. */
   reportError = (error: Error): void => {
     const fault = error instanceof LocalError ? error.peerFault : undefined;
     if (fault === undefined) this.writeError(error);
@@ -396,12 +422,13 @@ export class McpServer implements ServerCore {
   /**
    * The OAuth scopes the target of a request was registered as needing (the `scopes` option of
    * a tool, prompt, resource or resource template), if any; the HTTP binding checks them.
+   * @internal
    */
   targetScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
     return this.features.targetScopes(method, params);
   }
 
-  /** A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */
+  /** @internal A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */
   toolDefinition(name: string) {
     return this.features.tools.get(name)?.tool;
   }

@@ -3,11 +3,111 @@
  *
  * @module mcpwire/transports
  */
-
-export * from "../protocol/transport.js";
-export * from "./http/index.js";
-export * from "./memory.js";
-export * from "./ndjson.js";
-export * from "./socket/index.js";
-export * from "./stdio/index.js";
-export * from "./stream.js";
+export type {
+  CloseInfo,
+  FrameError,
+  MessageContext,
+  SendOptions,
+  Transport,
+  TransportReceiver,
+} from "../protocol/transport.js";
+export {
+  AppendConflict,
+  AuthorizationError,
+  type AuthorizationStep,
+  type BearerTokenOptions,
+  bearerToken,
+  type ClusterBus,
+  type ClusterEventStore,
+  type ClusterMessage,
+  type ClusterRecordStore,
+  type ClusterSessionRecord,
+  type CorsOptions,
+  createHttpHandler,
+  createNodeListener,
+  type EventStore,
+  FileEventStore,
+  type FileEventStoreOptions,
+  FileSessionRecordStore,
+  type FileSessionRecordStoreOptions,
+  type GuardedRequest,
+  type HeaderSource,
+  type HealthOptions,
+  type HealthReport,
+  type HttpAuthAnswer,
+  type HttpAuthChallenge,
+  type HttpAuthProvider,
+  type HttpAuthRequest,
+  HttpClientTransport,
+  type HttpClientTransportOptions,
+  type HttpFlavour,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  HttpStatusError,
+  InMemoryClusterBackend,
+  type InMemoryClusterOptions,
+  InMemoryEventStore,
+  type InMemoryEventStoreOptions,
+  InMemorySessionRecordStore,
+  InMemorySessionStore,
+  type InstanceLeases,
+  type LegacyCluster,
+  LegacyHandler,
+  type LegacyOptions,
+  type LegacySseOptions,
+  type NodeListenerOptions,
+  type ResourceGuard,
+  type ResponseMode,
+  type SecurityOptions,
+  type ServedHttp,
+  type ServeHttpOptions,
+  type SessionRecord,
+  type SessionRecordStore,
+  type SessionStore,
+  type StoredEvent,
+  type StreamRecord,
+  serveHttp,
+} from "./http/index.js";
+export { createMemoryPair, type MemoryPairOptions } from "./memory.js";
+export {
+  DEFAULT_MAX_MESSAGE_SIZE,
+  encodeMessage,
+  NdjsonDecoder,
+  type NdjsonDecoderOptions,
+  type NdjsonSink,
+  NdjsonWriter,
+  type StreamWrite,
+} from "./ndjson.js";
+export {
+  type ConnectSocketOptions,
+  connectSocket,
+  type ListenSocketOptions,
+  listenSocket,
+  type SocketListener,
+  type SocketTarget,
+  type SocketTransportOptions,
+} from "./socket/index.js";
+export {
+  type ChildEnvironmentOptions,
+  childEnvironment,
+  DEFAULT_SIGTERM_WAIT_MS,
+  DEFAULT_STDERR_TAIL_BYTES,
+  DEFAULT_STDIN_CLOSE_WAIT_MS,
+  defaultEnvironment,
+  type ExitStatus,
+  POSIX_ENV_ALLOWLIST,
+  type RestartDecision,
+  type RestartOptions,
+  RestartPolicy,
+  ServerExitedError,
+  type StdioClientOptions,
+  StdioClientTransport,
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+  type StdioShutdownOptions,
+  type SupervisedStdioOptions,
+  SupervisedStdioTransport,
+  serveStdio,
+  WINDOWS_ENV_ALLOWLIST,
+} from "./stdio/index.js";
+export { StreamTransport, type StreamTransportOptions } from "./stream.js";

@@ -126,7 +126,7 @@ describe("McpServer, modern era", () => {
     const { client } = connectRaw(server);
     const notFound = (error: unknown) => error instanceof JsonRpcError && error.code === -32601;
     await assert.rejects(client.request("tools/list", { _meta: modernMeta() }), notFound);
-    const remove = server.tool({ name: "late", inputSchema: { type: "object" } }, () => "here");
+    const late = server.tool({ name: "late", inputSchema: { type: "object" } }, () => "here");
     const listed = await client.request("tools/list", { _meta: modernMeta() });
     assert.deepEqual(
       (listed.tools as JsonObject[]).map((tool) => tool.name),
@@ -136,7 +136,7 @@ describe("McpServer, modern era", () => {
     assert.deepEqual(called.content, [{ type: "text", text: "here" }]);
     const discovered = await client.request("server/discover", { _meta: modernMeta() });
     assert.ok((discovered.capabilities as JsonObject).tools);
-    remove();
+    late.remove();
     await assert.rejects(client.request("tools/list", { _meta: modernMeta() }), notFound);
     const after = await client.request("server/discover", { _meta: modernMeta() });
     assert.equal((after.capabilities as JsonObject).tools, undefined);
@@ -426,11 +426,11 @@ describe("McpServer, legacy era", () => {
       ["error"],
     );
     notifications.length = 0;
-    const remove = server.tool({ name: "late" }, () => "late");
+    const late = server.tool({ name: "late" }, () => "late");
     await client.request("resources/subscribe", { uri: "test://static" });
     server.resourceUpdated("test://static");
     server.resourceUpdated("test://other");
-    remove();
+    late.remove();
     await delay(20);
     assert.deepEqual(
       notifications.map((entry) => entry.method),

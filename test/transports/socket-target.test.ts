@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatSocketTarget, parseSocketTarget } from "../../src/transports/socket/index.js";
+import { formatSocketTarget, parseSocketTarget } from "../../src/transports/socket/target.js";
 
 describe("parseSocketTarget / formatSocketTarget", () => {
   it("reads TCP and Unix addresses", () => {

@@ -14,8 +14,8 @@ import {
   listenSocket,
   type SocketListener,
   type SocketTarget,
-  type SocketTransport,
 } from "../../src/transports/socket/index.js";
+import type { SocketTransport } from "../../src/transports/socket/socket-transport.js";
 
 const WAIT_MS = 15_000;
 

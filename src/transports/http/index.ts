@@ -3,27 +3,21 @@
  *
  * @module mcpwire/transports/http
  */
-
 export {
-  type AnnotationScan,
-  type HeaderAnnotation,
-  paramHeadersFor,
-  scanHeaderAnnotations,
-  valueAtPath,
-  X_MCP_HEADER,
-} from "../../protocol/header-annotations.js";
-export {
-  type DecodeResult,
-  decodeHeaderValue,
-  encodeHeaderValue,
-  HEADER,
-  NAME_SOURCE,
-  PARAM_HEADER_PREFIX,
-  paramHeaderName,
-  paramHeaderValue,
-} from "../../protocol/http-headers.js";
-export * from "./client/index.js";
+  AuthorizationError,
+  type AuthorizationStep,
+  type BearerTokenOptions,
+  bearerToken,
+  type HttpAuthAnswer,
+  type HttpAuthChallenge,
+  type HttpAuthProvider,
+  type HttpAuthRequest,
+} from "./client/auth.js";
+export { HttpClientTransport } from "./client/client-transport.js";
+export { type HttpFlavour, HttpStatusError } from "./client/era.js";
+export type { HeaderSource, HttpClientTransportOptions } from "./client/options.js";
 export type { ResponseMode } from "./exchange.js";
+export type { HttpHandlerOptions } from "./handler-options.js";
 export type { HealthOptions, HealthReport } from "./health.js";
 export {
   AppendConflict,
@@ -35,15 +29,11 @@ export {
   type InstanceLeases,
   type LegacyCluster,
 } from "./legacy/cluster.js";
-export {
-  InMemoryClusterBackend,
-  type InMemoryClusterOptions,
-} from "./legacy/cluster-memory.js";
+export { InMemoryClusterBackend, type InMemoryClusterOptions } from "./legacy/cluster-memory.js";
 export {
   type EventStore,
   InMemoryEventStore,
   type InMemoryEventStoreOptions,
-  parseEventId,
   type StoredEvent,
 } from "./legacy/event-store.js";
 export { FileEventStore, type FileEventStoreOptions } from "./legacy/file-event-store.js";
@@ -51,12 +41,8 @@ export {
   FileSessionRecordStore,
   type FileSessionRecordStoreOptions,
 } from "./legacy/file-session-records.js";
-export {
-  ASSUMED_LEGACY_VERSION,
-  LegacyHandler,
-  type LegacyOptions,
-} from "./legacy/legacy-handler.js";
-export { LegacySession, RESTARTED_BEFORE_REPLY } from "./legacy/legacy-session.js";
+export { LegacyHandler } from "./legacy/legacy-handler.js";
+export type { LegacyOptions } from "./legacy/legacy-options.js";
 export {
   InMemorySessionRecordStore,
   type SessionRecord,
@@ -72,15 +58,6 @@ export {
   type ServeHttpOptions,
   serveHttp,
 } from "./node-adapter.js";
-export { checkModernRequest, type RequestCheckContext } from "./request-checks.js";
 export type { GuardedRequest, ResourceGuard } from "./resource-guard.js";
-export {
-  type CorsOptions,
-  hostAllowed,
-  isLoopbackHostname,
-  LOOPBACK_HOSTNAMES,
-  originAllowed,
-  type SecurityOptions,
-} from "./security.js";
-export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from "./server.js";
-export { formatPrimingEvent, formatSseEvent, SSE_KEEP_ALIVE } from "./sse.js";
+export type { CorsOptions, SecurityOptions } from "./security.js";
+export { createHttpHandler, type HttpHandler } from "./server.js";

@@ -5,9 +5,6 @@
  */
 export { type ConnectSocketOptions, connectSocket } from "./client.js";
 export { type ListenSocketOptions, listenSocket, type SocketListener } from "./server.js";
-export {
-  SocketTransport,
-  type SocketTransportInit,
-  type SocketTransportOptions,
-} from "./socket-transport.js";
-export { formatSocketTarget, parseSocketTarget, type SocketTarget } from "./target.js";
+// A type only: sockets are made by connectSocket and listenSocket, never with `new`.
+export type { SocketTransport, SocketTransportOptions } from "./socket-transport.js";
+export type { SocketTarget } from "./target.js";

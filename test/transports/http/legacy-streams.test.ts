@@ -61,7 +61,7 @@ describe("legacy Streamable HTTP: the standalone GET stream", () => {
     await session.open();
     const events = new SseEvents(await session.get());
     await events.next(); // priming
-    const remove = served.mcp.tool(
+    const marker = served.mcp.tool(
       { name: "brand-new", inputSchema: { type: "object" } },
       () => "x",
     );
@@ -70,7 +70,7 @@ describe("legacy Streamable HTTP: the standalone GET stream", () => {
       assert.equal(event?.message.method, "notifications/tools/list_changed");
       assert.equal(streamOf(event?.id), streamOf(event?.id));
     } finally {
-      remove();
+      marker.remove();
       await events.cancel();
     }
   });
@@ -267,11 +267,11 @@ describe("legacy Streamable HTTP: resumption with Last-Event-ID", () => {
     assert.equal(first?.data, "");
     assert.notEqual(streamOf(first?.id), streamOf(cursor));
     // The next thing on B's stream is B's own notification, not A's progress or result.
-    const remove = served.mcp.tool({ name: "marker", inputSchema: { type: "object" } }, () => "");
+    const marker = served.mcp.tool({ name: "marker", inputSchema: { type: "object" } }, () => "");
     try {
       assert.equal((await stolen.next())?.message.method, "notifications/tools/list_changed");
     } finally {
-      remove();
+      marker.remove();
       await stolen.cancel();
     }
     // A itself can still resume its own stream.

@@ -33,7 +33,6 @@ import { printableLine } from "../../../text/printable.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
 import { type HttpAuthProvider, type HttpAuthRequest, sendAuthorized } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";
-import type { HttpCarrier } from "./carrier.js";
 import {
   CachedLegacyError,
   endpointKey,
@@ -56,7 +55,9 @@ export type { HeaderSource, HttpClientTransportOptions };
 const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
 const ACCEPT = "application/json, text/event-stream";
 
-export class HttpClientTransport implements Transport, HttpCarrier {
+// Also an HttpCarrier for its own session classes, structurally: those members are marked
+// internal and left out of the declarations, so the clause names Transport only.
+export class HttpClientTransport implements Transport {
   readonly url: URL;
   readonly options: HttpClientTransportOptions;
   readonly closed: Promise<CloseInfo>;

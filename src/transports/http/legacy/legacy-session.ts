@@ -210,7 +210,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     return headers;
   }
 
-  /** @internal headersFor as the node:http fast path keeps headers (lowercase, as on the wire). */
+  /** Internal: headersFor as the node:http fast path keeps headers (lowercase, as on the wire). */
   pairsFor(base: HeaderPairs): HeaderPairs {
     return [...base, ["mcp-session-id", this.id]];
   }
