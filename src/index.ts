@@ -163,6 +163,7 @@ export {
   type SubscriptionEvent,
   type SubscriptionEventListener,
   type SubscriptionEventSource,
+  type SubscriptionLimits,
   safePathSegments,
   serveStdio,
   TASKS_EXTENSION,

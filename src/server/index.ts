@@ -38,6 +38,7 @@ export {
   type SubscriptionEvent,
   type SubscriptionEventListener,
   type SubscriptionEventSource,
+  type SubscriptionLimits,
 } from "./subscriptions.js";
 export { LiveTask } from "./tasks/live-task.js";
 export type { TasksOptions, TaskTimes } from "./tasks/manager.js";

@@ -25,15 +25,6 @@ function isReplyTo(message: JsonRpcMessage, id: JsonRpcId): message is JsonRpcRe
   return !("method" in message) && message.id === id;
 }
 
-/** Reads one message (or a batch) from a JSON body; returns the reply to `id` if present. */
-export async function readJsonReply(
-  response: Response,
-  id: JsonRpcId,
-  sink: ReplySink,
-): Promise<JsonRpcResponse | undefined> {
-  return jsonReplyIn(await response.text(), id, sink);
-}
-
 /** The reply to `id` in the text of a JSON body; every other message goes to the sink. */
 export function jsonReplyIn(
   text: string,
