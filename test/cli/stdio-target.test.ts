@@ -66,11 +66,21 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
     assert.match(run.stderr, /^mcpwire: tool arguments is not valid JSON: [^\n]*\n$/);
   });
 
-  it("a JSON-RPC error from the server is one line and exit 1", async () => {
+  it("an unknown tool is one line naming the tools there are, and exit 1", async () => {
     const run = await runCli(["call", "no_such_tool", ...server]);
     assert.equal(run.code, 1);
     assert.equal(run.stdout, "");
-    assert.match(run.stderr, /^mcpwire: server error -32602: .*no_such_tool.*\n$/);
+    assert.match(
+      run.stderr,
+      /^mcpwire: no tool "no_such_tool" on the server; it has: echo, add, [^\n]*\n$/,
+    );
+  });
+
+  it("a JSON-RPC error from the server is one line and exit 1", async () => {
+    const run = await runCli(["raw", "no/such_method", ...server]);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, "");
+    assert.match(run.stderr, /^mcpwire: server error -32601: [^\n]*\n$/);
   });
 
   it("read, prompt and raw, in both eras", async () => {
