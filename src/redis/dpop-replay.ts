@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { DpopReplayCache } from "../auth/resource-server/dpop-replay.js";
+import type { DpopReplayCache } from "../transports/http/dpop-replay-cache.js";
 import type { RedisClientLike, RedisNamespaceOptions } from "./client.js";
 import { RedisCommands } from "./commands.js";
 

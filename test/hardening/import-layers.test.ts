@@ -38,9 +38,7 @@ const LAYERS: Record<string, readonly string[]> = {
   otel: SIDES,
   extensions: SIDES,
   auth: BINDINGS,
-  // redis/dpop-replay.ts implements auth's DpopReplayCache (a type): the interface could move
-  // down beside the other shared-state interfaces, then this edge goes.
-  redis: [...BINDINGS, "auth"],
+  redis: BINDINGS,
   gateway: [...BINDINGS, "auth", "middleware"],
   cli: [...BINDINGS, "auth", "redis", "middleware", "otel", "extensions", "gateway"],
   // src/index.ts: the everything entry.
