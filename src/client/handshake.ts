@@ -1,5 +1,6 @@
 import { isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { readImplementation } from "../protocol/implementation.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -59,7 +60,7 @@ export function stateFromDiscover(version: string, result: JsonObject): ServerSt
   return {
     era: "modern",
     protocolVersion: version,
-    serverInfo: isPlainObject(serverInfo) ? (serverInfo as unknown as Implementation) : undefined,
+    serverInfo: readImplementation(serverInfo),
     capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
     instructions: typeof result.instructions === "string" ? result.instructions : undefined,
     supportedVersions: (result.supportedVersions as string[] | undefined) ?? [version],
@@ -103,9 +104,7 @@ export async function legacyInitialize(
   return {
     era: "legacy",
     protocolVersion: version,
-    serverInfo: isPlainObject(result.serverInfo)
-      ? (result.serverInfo as unknown as Implementation)
-      : undefined,
+    serverInfo: readImplementation(result.serverInfo),
     capabilities: isPlainObject(result.capabilities) ? result.capabilities : {},
     instructions: typeof result.instructions === "string" ? result.instructions : undefined,
     supportedVersions: [version],

@@ -8,6 +8,7 @@ import {
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { readImplementation } from "../protocol/implementation.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { isLoggingLevel, LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
@@ -295,9 +296,7 @@ export class ServerConnection implements SessionDispatcher {
     this.legacy = {
       protocolVersion,
       clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
-      clientInfo: isPlainObject(params.clientInfo)
-        ? (params.clientInfo as unknown as Implementation)
-        : undefined,
+      clientInfo: readImplementation(params.clientInfo),
       initialized: false,
       logLevel: undefined,
       subscriptions: undefined,
@@ -364,9 +363,7 @@ export class ServerConnection implements SessionDispatcher {
       era: "modern",
       protocolVersion: version,
       clientCapabilities: capabilities as ClientCapabilities,
-      clientInfo: isPlainObject(meta[META.clientInfo])
-        ? (meta[META.clientInfo] as unknown as Implementation)
-        : undefined,
+      clientInfo: readImplementation(meta[META.clientInfo]),
       principal: context.transport.principal,
       meta,
       logLevel: isLoggingLevel(logLevel) ? logLevel : undefined,
