@@ -54,6 +54,11 @@ function server(tasks: TasksOptions = {}) {
     { task: { support: "optional" } },
   );
   server.tool({ name: "quick" }, async () => "quick", { task: { support: "optional" } });
+  server.tool(
+    { name: "refuse" },
+    async () => ({ content: [{ type: "text", text: "no such file" }], isError: true }),
+    { task: { support: "optional" } },
+  );
   server.tool({ name: "plain" }, async () => "plain");
   return { server, release, aborted };
 }
@@ -90,6 +95,7 @@ describe("legacy (2025-11-25) tasks on the server", () => {
       ask: "required",
       boom: "optional",
       quick: "optional",
+      refuse: "optional",
       plain: undefined,
     });
     client.close();
@@ -191,6 +197,26 @@ describe("legacy (2025-11-25) tasks on the server", () => {
     assert.deepEqual(reply.error?.data, { why: "test", [RELATED]: { taskId } });
     const got = await client.ok("tasks/get", { taskId }, "GetTaskResult");
     assert.equal(got.status, "failed");
+    client.close();
+    await s.close();
+  });
+
+  it("a tool result with isError is a failed task here (completed in the extension); tasks/result gives it", async () => {
+    const { server: s } = server();
+    const client = await legacyTaskClient(s);
+    const taskId = await created(client, { name: "refuse", task: {} });
+    const result = await client.ok("tasks/result", { taskId }, "CallToolResult");
+    assert.equal(result.isError, true);
+    assert.deepEqual(result.content, [{ type: "text", text: "no such file" }]);
+    const got = await client.ok("tasks/get", { taskId }, "GetTaskResult");
+    assert.equal(got.status, "failed");
+    assert.equal(got.statusMessage, "The tool reported an error: no such file");
+    await client.until(() => client.notifications.some((n) => n.params?.status === "failed"));
+    const statuses = client.notifications.map((n) => n.params?.status);
+    assert.ok(!statuses.includes("completed"), `statuses: ${statuses.join(", ")}`);
+    const cancel = await client.call("tasks/cancel", { taskId });
+    assert.equal(cancel.error?.code, -32602);
+    assert.equal(cancel.error?.message, "Cannot cancel a task that is already failed");
     client.close();
     await s.close();
   });

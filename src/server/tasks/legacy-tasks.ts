@@ -195,9 +195,11 @@ export class LegacyTasks {
 }
 
 function alreadyEnded(record: TaskRecord): InvalidParamsError {
-  return new InvalidParamsError(`Cannot cancel a task that is already ${record.status}`, {
+  // The status as this form shows it (a tool error is "failed" here).
+  const status = legacyTask(record).status as string;
+  return new InvalidParamsError(`Cannot cancel a task that is already ${status}`, {
     taskId: record.taskId,
-    status: record.status,
+    status,
   });
 }
 

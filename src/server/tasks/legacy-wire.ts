@@ -36,7 +36,7 @@ export function legacyTask(record: TaskRecord): JsonObject {
   };
   if (record.pollIntervalMs !== undefined) task.pollInterval = record.pollIntervalMs;
   if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage;
-  return task;
+  return toolErrorAsFailed(task, record.status === "completed" ? record.result : undefined);
 }
 
 /** The same from the extension's notification params (what a taskStatus event carries). */
@@ -50,7 +50,32 @@ export function legacyTaskFromNotification(task: JsonObject): JsonObject {
   };
   if (task.pollIntervalMs !== undefined) legacy.pollInterval = task.pollIntervalMs;
   if (task.statusMessage !== undefined) legacy.statusMessage = task.statusMessage;
-  return legacy;
+  const result = task.status === "completed" ? (task.result as JsonObject | undefined) : undefined;
+  return toolErrorAsFailed(legacy, result);
+}
+
+/**
+ * The two forms disagree on a tool result with isError: the extension calls that task
+ * completed (tasks.md, Result Retrieval), 2025-11-25 calls it failed (tasks.mdx, Task Status:
+ * "this includes cases where the tool call result has isError set to true"). tasks/result
+ * still hands over the tool's result.
+ */
+function toolErrorAsFailed(task: JsonObject, result: JsonObject | undefined): JsonObject {
+  if (result?.isError !== true) return task;
+  task.status = "failed";
+  task.statusMessage ??= toolErrorMessage(result);
+  return task;
+}
+
+/** "The tool reported an error", with the first text of its content when there is one. */
+function toolErrorMessage(result: JsonObject): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const first = content.find(
+    (block): block is JsonObject =>
+      typeof block === "object" && block !== null && (block as JsonObject).type === "text",
+  );
+  const text = typeof first?.text === "string" ? first.text.slice(0, 200) : "";
+  return text ? `The tool reported an error: ${text}` : "The tool reported an error";
 }
 
 /**
