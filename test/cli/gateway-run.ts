@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { McpClientOptions } from "../../src/client/types.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
-import { type Running, startCli, waitFor } from "./run-cli.js";
+import { type Running, startCli, waitFor, whenListening } from "./run-cli.js";
 
 const require = createRequire(import.meta.url);
 
@@ -42,12 +42,10 @@ export async function startGateway(
     process.execPath,
     ...child,
   ]);
-  const url = await waitFor(
+  const url = await whenListening(
+    gateway,
     "the gateway to listen",
-    () => {
-      if (gateway.child.exitCode !== null) throw new Error(`gateway exited: ${gateway.stderr()}`);
-      return /^listening on (\S+)$/m.exec(gateway.stderr())?.[1];
-    },
+    () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
     30_000,
   );
   return { gateway, url };

@@ -1,5 +1,12 @@
 /** Runs the compiled `mcpwire` command as a subprocess, as a user would. */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { basename } from "node:path";
+import {
+  describeExit,
+  expectExit,
+  throwIfAServerDied,
+  watchChild,
+} from "../helpers/child-watch.js";
 
 export const CLI = new URL("../../src/cli/main.js", import.meta.url).pathname;
 /** The checkout, where `npx mcpwire` resolves to the package's own bin (dist/pkg/cli/main.js). */
@@ -68,7 +75,10 @@ export function runNpx(args: string[], options: RunOptions = {}): Promise<CliRun
   return startProcess(NPX, ["--no", "mcpwire", ...args], { cwd: REPO, ...options }).done;
 }
 
-/** Polls until `check` returns something, or fails after `timeoutMs`. */
+/**
+ * Polls until `check` returns something, or fails after `timeoutMs`; fails at once, with its exit
+ * code and stderr, when a server a helper started for the test has died meanwhile.
+ */
 export async function waitFor<T>(
   what: string,
   check: () => T | undefined,
@@ -76,6 +86,7 @@ export async function waitFor<T>(
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    throwIfAServerDied();
     const value = check();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -83,16 +94,52 @@ export async function waitFor<T>(
   }
 }
 
-/** Waits for a "listening on <address>" line from a server started with startProcess. */
-export function listeningAddress(running: Running, from: "stdout" | "stderr"): Promise<string> {
-  return waitFor("the server to listen", () => {
-    if (running.child.exitCode !== null) throw new Error(`server exited: ${running.stderr()}`);
-    return /listening on (\S+)/.exec(from === "stdout" ? running.stdout() : running.stderr())?.[1];
-  });
+/** "mcpwire gateway" for our command, else the script's or program's file name. */
+export function processName(child: ChildProcess): string {
+  const [program, script, verb] = child.spawnargs;
+  if (script === CLI) return `mcpwire ${verb ?? ""}`.trimEnd();
+  return basename(program === process.execPath && script ? script : (program ?? "?"));
+}
+
+/**
+ * Waits for a "listening on <address>" line from a server started with startProcess; from then on
+ * its death before `stop` is reported with its exit code and stderr (child-watch.ts).
+ */
+export async function listeningAddress(
+  running: Running,
+  from: "stdout" | "stderr",
+): Promise<string> {
+  return whenListening(
+    running,
+    "the server to listen",
+    () => /listening on (\S+)/.exec(from === "stdout" ? running.stdout() : running.stderr())?.[1],
+  );
+}
+
+/**
+ * Polls `address` until the server started with startProcess says where it listens; if it exits
+ * first, fails with its exit code and whole stderr. Then watches it (see listeningAddress).
+ */
+export async function whenListening(
+  running: Running,
+  what: string,
+  address: () => string | undefined,
+  timeoutMs?: number,
+): Promise<string> {
+  const exited = () => running.child.exitCode !== null || running.child.signalCode !== null;
+  const found = await waitFor(what, () => (exited() ? null : address()), timeoutMs);
+  const name = processName(running.child);
+  if (found === null) {
+    const { stderr } = await running.done;
+    throw new Error(describeExit(name, running.child, stderr, "before it listened"));
+  }
+  watchChild(name, running.child, running.stderr);
+  return found;
 }
 
 /** Stops a server process and waits for it. */
 export async function stop(running: Running): Promise<void> {
+  expectExit(running.child);
   if (running.child.exitCode === null && running.child.signalCode === null) {
     running.child.kill("SIGTERM");
   }

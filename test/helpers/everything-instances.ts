@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { describeExit, expectExit, watchChild } from "./child-watch.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url));
 
@@ -33,6 +34,7 @@ export async function startEverything(args: string[]): Promise<EverythingInstanc
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const signal = async (name: NodeJS.Signals) => {
+    expectExit(child);
     if (gone()) return;
     child.kill(name);
     await exited;
@@ -43,11 +45,12 @@ export async function startEverything(args: string[]): Promise<EverythingInstanc
       const match = /^listening on (\S+)$/m.exec(stdout);
       if (match) resolve(match[1]!);
     });
-    child.once("exit", (code) =>
-      reject(new Error(`everything-server exited (${code}) before listening: ${stderr}`)),
+    child.once("close", () =>
+      reject(new Error(describeExit("everything-server", child, stderr, "before it listened"))),
     );
     child.once("error", reject);
   });
+  watchChild("everything-server", child, () => stderr);
   return {
     url,
     port: Number(new URL(url).port),

@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { watchChild } from "./child-watch.js";
 import { freePort, portAccepting } from "./free-port.js";
 
 export const NGINX_INSTALL_COMMAND = "apt-get install -y nginx-light (or nginx)";
@@ -108,6 +109,7 @@ export async function startNginx(who: string, upstreams: number[]): Promise<Ngin
     await stop();
     throw error;
   }
+  watchChild("nginx", child, () => stderr);
   return { port, origin: `http://127.0.0.1:${port}`, errorLog, stop };
 }
 

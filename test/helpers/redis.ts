@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createClient, type RedisClientType } from "redis";
+import { watchChild } from "./child-watch.js";
 import { freePort, portAccepting } from "./free-port.js";
 
 export const REDIS_START_COMMAND =
@@ -115,6 +116,7 @@ export async function startPrivateRedis(who: string): Promise<PrivateRedis> {
     });
     failed.catch(() => {});
     await Promise.race([portAccepting(port, 10_000, "redis-server"), failed]);
+    watchChild(`redis-server on port ${port}`, started, () => stderr);
   };
   const kill = async () => {
     const running = child;
