@@ -1,23 +1,23 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { runAuth } from "./auth.js";
-import { runCall } from "./call.js";
-import { refuseNodeEnvFile } from "./child-env.js";
-import { runCompletion } from "./completion.js";
-import { runDiscover } from "./discover.js";
-import { CliError } from "./errors.js";
-import { runGateway } from "./gateway.js";
-import { AUTH_USAGE } from "./http-auth.js";
-import { runPrompt } from "./prompt.js";
-import { runRaw } from "./raw.js";
-import { runRead } from "./read.js";
-import { runReplay } from "./replay.js";
-import { runServers } from "./servers.js";
-import { explain } from "./session.js";
-import { runShell } from "./shell.js";
-import { runTap } from "./tap.js";
-import { runTask } from "./task.js";
-import { writeErr, writeOut } from "./terminal.js";
+import { runAuth } from "./auth/auth.js";
+import { refuseNodeEnvFile } from "./connect/child-env.js";
+import { AUTH_USAGE } from "./connect/http-auth.js";
+import { explain } from "./connect/session.js";
+import { CliError } from "./core/errors.js";
+import { writeErr, writeOut } from "./core/terminal.js";
+import { runGateway } from "./gateway/gateway.js";
+import { runShell } from "./shell/shell.js";
+import { runTap } from "./tap/tap.js";
+import { runCall } from "./verbs/call.js";
+import { runCompletion } from "./verbs/completion.js";
+import { runDiscover } from "./verbs/discover.js";
+import { runPrompt } from "./verbs/prompt.js";
+import { runRaw } from "./verbs/raw.js";
+import { runRead } from "./verbs/read.js";
+import { runReplay } from "./verbs/replay.js";
+import { runServers } from "./verbs/servers.js";
+import { runTask } from "./verbs/task.js";
 
 /**
  * The `mcpwire` command: one verb per file in this folder. Every failure ends as one line on

@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { configTarget, resolveConfigTarget } from "../../src/cli/config-target.js";
-import { UsageError } from "../../src/cli/errors.js";
+import { configTarget, resolveConfigTarget } from "../../src/cli/connect/config-target.js";
+import { UsageError } from "../../src/cli/core/errors.js";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "mcpwire-config-vars-")));
 const SECRET = "AKIA-secret-value-never-shown";

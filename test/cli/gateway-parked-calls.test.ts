@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { GatewayServer } from "../../src/cli/gateway-server.js";
+import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/mcp-server.js";

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { GatewayServer } from "../../src/cli/gateway-server.js";
+import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";

@@ -343,8 +343,9 @@ describe("the CLI's writes go through terminal.ts", () => {
       /^\s*process\.stderr\.write\(chunk\);$/,
     ];
     const offending: string[] = [];
-    for (const file of readdirSync(source).filter((name) => name.endsWith(".ts"))) {
-      if (file === "terminal.ts" || file === "start-demo.ts") continue;
+    const files = readdirSync(source, { recursive: true, encoding: "utf8" });
+    for (const file of files.filter((name) => name.endsWith(".ts"))) {
+      if (file === join("core", "terminal.ts") || file === "start-demo.ts") continue;
       const lines = readFileSync(join(source, file), "utf8").split("\n");
       lines.forEach((line, index) => {
         if (!/process\.(stdout|stderr)\.write\(|console\.(log|error|warn|info)\(/.test(line))

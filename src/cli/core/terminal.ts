@@ -1,0 +1,67 @@
+/**
+ * The one way the CLI writes for a person. Anything a peer sent (names, results, logs, error
+ * messages, a server's stderr) may carry escape sequences that rewrite the screen, hide input,
+ * set the clipboard (OSC 52) or disguise links (OSC 8); every write here passes through
+ * `printable`, so no control character but newline and tab reaches stdout or stderr, whether
+ * or not they are a terminal. Callers still use `printableLine` on single-line fields so that
+ * a newline in a name cannot fake a line of its own.
+ *
+ * The only other writes in src/cli are the protocol streams (gateway --stdio, tap, which also
+ * passes the server's stderr through unchanged), our own usage texts and start-demo's example
+ * server; test/cli/terminal-injection.test.ts checks that it stays so.
+ */
+import { printable, printableLine } from "../../text/printable.js";
+
+/** Text for stdout; a missing final newline is added. */
+export function writeOut(text: string): void {
+  process.stdout.write(withNewline(printable(text)));
+}
+
+/** Text for stderr; a missing final newline is added. */
+export function writeErr(text: string): void {
+  process.stderr.write(withNewline(printable(text)));
+}
+
+/** A piece of a stream (a server's stderr as it comes) for stderr, printable, as it is cut. */
+export function writeErrChunk(text: string): void {
+  process.stderr.write(printable(text));
+}
+
+/** A value as JSON on stdout: the wire JSON, parsed back to the very same value. */
+export function writeJson(value: unknown): void {
+  process.stdout.write(`${jsonText(value, 2)}\n`);
+}
+
+// JSON.stringify escapes C0 controls but leaves DEL, C1, the line/paragraph separators and the
+// bidi controls raw; they only ever occur inside strings, where `\uXXXX` means the same thing.
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON.stringify, with what it leaves raw escaped as `\uXXXX` (identical once parsed). */
+export function jsonText(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, null, indent) ?? "undefined";
+  return text.replace(
+    RAW_IN_JSON,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/**
+ * One line on stderr redrawn in place (a progress bar on a terminal). The redraw sequence is
+ * ours; the text inside it is a peer's, and is made one printable line.
+ */
+export function drawStatusLine(text: string): void {
+  process.stderr.write(`\r\x1b[2K${printableLine(text)}`);
+}
+
+/** A question on stderr, the answer typed after it on the same line. */
+export function writePrompt(text: string): void {
+  process.stderr.write(printableLine(text));
+}
+
+export function clearStatusLine(): void {
+  process.stderr.write("\r\x1b[2K");
+}
+
+function withNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}

@@ -1,0 +1,400 @@
+/**
+ * The HTTP face of `mcpwire gateway`: an McpServer whose tools, resources, prompts and
+ * completions are those of one stdio child, reached through an McpClient. Because the HTTP side
+ * is an ordinary McpServer it is dual-era whatever the child speaks: a modern HTTP client's
+ * per-request `_meta` and a legacy client's `initialize` session both end up as plain calls on
+ * the client, which speaks the child's own era.
+ *
+ * Sharing model: one child serves every HTTP client. MCP requests are independent (each carries
+ * its own id, progress token and cancellation), so they are multiplexed on the one stdio
+ * connection; nothing per-client is kept in the child. The child is supervised: after a crash
+ * it is restarted, requests in flight at that moment fail, and later ones go to the new child.
+ * Subscriptions are shared too (gateway-subscriptions.ts): one child subscription per resource
+ * uri, however many HTTP clients want it. Logs: see gateway-logs.ts.
+ *
+ * Transparent to what it does not own: a request's `_meta` reaches the child but for the
+ * protocol's own keys (gateway-meta.ts), the client's declared extensions are declared to a
+ * modern child on each request, the child's extensions and experimental capabilities are
+ * offered in both eras, and the tasks extension is relayed (gateway-tasks.ts).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { McpClient } from "../../client/mcp-client.js";
+import type { CallOptions, ClientHandlers, ServerRequestContext } from "../../client/types.js";
+import { ErrorCode, isPlainObject, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
+import type { JsonObject } from "../../jsonrpc/types.js";
+import type { ClientCapabilities, ServerCapabilities, Tool } from "../../protocol/mcp-types.js";
+import { META } from "../../protocol/meta.js";
+import type { Era } from "../../protocol/versions.js";
+import type { ClientRequestMethod, HandlerContext } from "../../server/context.js";
+import { McpServer } from "../../server/mcp-server.js";
+import { InputRequiredSignal } from "../../server/mrtr/round.js";
+import type { McpServerOptions } from "../../server/server-core.js";
+import { declaresTasks, TASK_METHODS } from "../../server/tasks/wire.js";
+import { writeErr } from "../core/terminal.js";
+import { GatewayLogs } from "./gateway-logs.js";
+import { relayedMeta } from "./gateway-meta.js";
+import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
+import { ChildEventSource } from "./gateway-subscriptions.js";
+import { RelayedTasks } from "./gateway-tasks.js";
+
+const DEFAULT_CHILD_TIMEOUT_MS = 60_000;
+
+/** The child's capabilities the gateway offers as they are. */
+const CHILD_CAPABILITY_NAMES = [
+  "tools",
+  "prompts",
+  "resources",
+  "completions",
+  "extensions",
+  "experimental",
+] as const;
+
+/** Methods passed through to the child unchanged (apart from `_meta`). */
+const PROXIED = new Set([
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
+
+/** Result fields that belong to the child's connection, not to the one the gateway serves. */
+const CONNECTION_FIELDS = ["resultType", "ttlMs", "cacheScope"];
+
+/**
+ * What the gateway's client declares to its child (it answers all three, by asking the HTTP
+ * client whose call it is); to a modern child each request adds the HTTP client's extensions.
+ */
+export const CHILD_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({
+  roots: {},
+  sampling: {},
+  elicitation: {},
+});
+/** The capabilities `_meta` of a request whose client declared no extensions, made once. */
+const PLAIN_CAPABILITIES_META: JsonObject = Object.freeze({
+  [META.clientCapabilities]: CHILD_CLIENT_CAPABILITIES as JsonObject,
+});
+
+export interface GatewayServerOptions extends McpServerOptions {
+  /** Resource URIs one listen stream (or legacy session) may watch; see gateway-subscriptions.ts. */
+  maxUrisPerStream?: number;
+  /** How long a call waits, parked, for its client's next input round (ms); see gateway-rounds.ts. */
+  parkedCallMs?: number;
+  /** Calls parked at once; the oldest is given up beyond this. */
+  maxParkedCalls?: number;
+  /**
+   * How long the child may take to answer a call (ms), not counting time its questions wait
+   * for the client; restarted by its progress. Default 60 s.
+   */
+  childTimeoutMs?: number;
+  /** Tasks whose owner the gateway remembers at once (see gateway-tasks.ts). */
+  maxRelayedTasks?: number;
+}
+
+export class GatewayServer extends McpServer {
+  private readonly child: () => McpClient;
+  /** The call on the child a question comes from, so it reaches the client that made it. */
+  private readonly current = new AsyncLocalStorage<ChildCall>();
+  private readonly tools = new Map<string, Tool>();
+  /** HTTP-side requests waiting on the child right now. */
+  private readonly inFlight = new Set<HandlerContext>();
+  /** Calls open on the child, parked ones (between a client's input rounds) included. */
+  private readonly calls = new Set<ChildCall>();
+  private readonly parked: ParkedCalls;
+  private readonly childTimeoutMs: number;
+  private readonly childEvents: ChildEventSource;
+  private readonly logs: GatewayLogs;
+  private readonly relayedTasks: RelayedTasks;
+
+  constructor(child: () => McpClient, options: GatewayServerOptions) {
+    const report = (error: Error) => {
+      if (options.onError) options.onError(error);
+      else writeErr(`mcpwire gateway: ${error.message}`);
+    };
+    const {
+      maxUrisPerStream,
+      parkedCallMs,
+      maxParkedCalls,
+      childTimeoutMs,
+      maxRelayedTasks,
+      ...serverOptions
+    } = options;
+    const relayedTasks = new RelayedTasks(maxRelayedTasks);
+    const childEvents = new ChildEventSource(child, report, maxUrisPerStream, (taskId) =>
+      relayedTasks.ownerOf(taskId),
+    );
+    // The server's own cap on listen uris follows the gateway's (the server's default is 1,000).
+    const subscriptions =
+      maxUrisPerStream === undefined
+        ? serverOptions.subscriptions
+        : { maxUrisPerStream, ...serverOptions.subscriptions };
+    super({ ...serverOptions, subscriptionEvents: childEvents, subscriptions });
+    this.child = child;
+    this.childEvents = childEvents;
+    this.relayedTasks = relayedTasks;
+    this.parked = new ParkedCalls(parkedCallMs, maxParkedCalls);
+    this.childTimeoutMs = childTimeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS;
+    this.logs = new GatewayLogs({
+      child: () => ({
+        era: child().era,
+        logging: child().serverCapabilities?.logging !== undefined,
+      }),
+      setChildLevel: (level) => child().setLogLevel(level),
+      legacySessions: () => this.legacySessions(),
+      report,
+    });
+  }
+
+  /** Starts relaying the child's list changes to listen streams and legacy sessions. */
+  start(): void {
+    this.childEvents.relayListChanges();
+  }
+
+  /** The uris the child is subscribed to on behalf of HTTP clients. */
+  get watchedUris(): number {
+    return this.childEvents.watchedUris;
+  }
+
+  /** Every notification from the child goes through here (list changes come by listen()). */
+  childNotification(method: string, params: JsonObject): void {
+    if (method === "notifications/message") this.logs.route(params, this.inFlight);
+  }
+
+  legacyLogLevelsChanged(): Promise<void> {
+    return this.logs.levelsChanged();
+  }
+
+  /**
+   * Handlers for the child's client: what the child asks is asked of the HTTP client whose call
+   * is waiting on it. The HTTP side then speaks its own era: an InputRequiredResult for a
+   * modern client, a server-to-client request for a legacy one.
+   */
+  childHandlers(): ClientHandlers {
+    const ask = (
+      method: ClientRequestMethod,
+      params: JsonObject,
+      asked: ServerRequestContext,
+    ): Promise<JsonObject> => {
+      // A modern child's questions come back inside the call's own async context. A legacy
+      // child's arrive as stdio requests that name no call: they can only be routed when a
+      // single call is open, or, when none is, to a legacy session that can answer.
+      const own = this.current.getStore();
+      if (own) return own.ask(method, params);
+      if (this.calls.size === 1) return [...this.calls][0]!.ask(method, params, true);
+      if (this.calls.size === 0) return this.askLegacySession(method, params, asked);
+      throw new JsonRpcError(
+        ErrorCode.InternalError,
+        `the gateway cannot tell which of ${this.calls.size} waiting calls this ${method} belongs to`,
+      );
+    };
+    return {
+      elicitation: (params, asked) => ask("elicitation/create", params, asked),
+      sampling: (params, asked) => ask("sampling/createMessage", params, asked),
+      roots: async (asked) => {
+        const answer = await ask("roots/list", {}, asked);
+        return Array.isArray(answer.roots) ? (answer.roots as never) : [];
+      },
+    };
+  }
+
+  /**
+   * A question no call waits on (a legacy child asking on its own, e.g. roots/list after
+   * initialize): the first legacy session that declared the capability and has a stream for it
+   * (HTTP: its GET stream) answers; otherwise the child gets an error saying why.
+   */
+  private async askLegacySession(
+    method: ClientRequestMethod,
+    params: JsonObject,
+    asked: ServerRequestContext,
+  ): Promise<JsonObject> {
+    for (const session of this.legacySessions()) {
+      if (!declares(session.clientCapabilities, method, params)) continue;
+      try {
+        return await session.request(method, params, { signal: asked.signal });
+      } catch (error) {
+        // No stream to carry it: the next session may have one.
+        if (error instanceof LocalError && error.kind === "transport") continue;
+        throw error;
+      }
+    }
+    // Servers ask for roots right after initialize, before any client came: the gateway has
+    // none of its own, and saying so is no failure (elicitation and sampling need a person).
+    if (method === "roots/list") return { roots: [] };
+    throw new JsonRpcError(
+      ErrorCode.InternalError,
+      `no HTTP client of the gateway can answer ${method}: no call is waiting, and no legacy session that declared the capability has a stream open for it`,
+    );
+  }
+
+  override capabilities(era: Era): ServerCapabilities {
+    const child = (this.child().serverCapabilities ?? {}) as JsonObject;
+    const capabilities: ServerCapabilities = {};
+    // As the child declares them, listChanged and subscribe included: both are relayed. Its
+    // extensions (tasks, MCP Apps, vendors') and experimental ones too, in both eras: their
+    // methods and `_meta` keys pass through.
+    for (const name of CHILD_CAPABILITY_NAMES) {
+      if (isPlainObject(child[name])) capabilities[name] = child[name] as JsonObject;
+    }
+    // Legacy sessions may always set a level (the gateway filters); modern ones as the child.
+    if (era === "legacy" || isPlainObject(child.logging)) capabilities.logging = {};
+    return capabilities;
+  }
+
+  override async handle(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<JsonObject> {
+    if (method === "server/discover") return super.handle(method, params, context);
+    if (TASK_METHODS.has(method)) return this.relayTask(method, params, context);
+    if (!PROXIED.has(method)) {
+      throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }
+    // `_meta` and a multi round-trip retry's answers belong to the HTTP-side round: a retry
+    // that answers a parked call's questions resumes that call (gateway-rounds.ts), anything
+    // else is a new call on the child.
+    const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
+    const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
+    const endLogs = await this.logs.begin(context);
+    const call =
+      this.parked.resume(params, binding) ??
+      this.callChild(method, forwarded, binding, context, _meta);
+    this.inFlight.add(context);
+    let result: JsonObject;
+    try {
+      result = await call.round(context);
+    } catch (error) {
+      if (error instanceof InputRequiredSignal) this.parked.park(call);
+      throw error;
+    } finally {
+      this.inFlight.delete(context);
+      endLogs();
+    }
+    if (method === "tools/list" && Array.isArray(result.tools)) {
+      for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
+    }
+    if (result.resultType === "task") {
+      // A CreateTaskResult: its resultType and ttlMs are the task's, not caching hints.
+      this.relayedTasks.created(result, context.principal);
+      return withoutServerInfo({ ...result });
+    }
+    return withoutConnectionFields(result);
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel: to the child, for the task's own client only. */
+  private async relayTask(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<JsonObject> {
+    this.relayedTasks.check(method, params, context.clientCapabilities, context.principal);
+    const { _meta, ...forwarded } = params;
+    const client = this.child();
+    const meta = this.childMeta(client, context, _meta);
+    const result = await client.request(method, forwarded, {
+      signal: context.signal,
+      ...(meta ? { _meta: meta } : {}),
+    });
+    // A task's resultType and ttlMs are its own: only the child's identity goes.
+    return withoutServerInfo({ ...result });
+  }
+
+  /**
+   * The `_meta` a request to the child carries beside the client's protocol keys: what the
+   * HTTP client sent that the gateway does not own, and for a modern child this call's log
+   * level and the HTTP client's extensions (so the child offers a task, or an app, only to a
+   * client that can take it).
+   */
+  private childMeta(
+    client: McpClient,
+    context: HandlerContext,
+    meta: unknown,
+  ): JsonObject | undefined {
+    const relayed = relayedMeta(meta);
+    if (client.era !== "modern") return relayed;
+    const extensions = context.clientCapabilities.extensions;
+    if (relayed === undefined && extensions === undefined && context.logLevel === undefined) {
+      return PLAIN_CAPABILITIES_META;
+    }
+    const own: JsonObject = relayed ?? {};
+    own[META.clientCapabilities] = (
+      extensions === undefined
+        ? CHILD_CLIENT_CAPABILITIES
+        : { ...CHILD_CLIENT_CAPABILITIES, extensions }
+    ) as JsonObject;
+    // A modern child logs for a request only when asked in its `_meta`, at this call's level.
+    if (context.logLevel !== undefined) own[META.logLevel] = context.logLevel;
+    return own;
+  }
+
+  /** Starts a call on the child, for this and any later rounds of the HTTP request. */
+  private callChild(
+    method: string,
+    params: JsonObject,
+    binding: string,
+    context: HandlerContext,
+    meta: unknown,
+  ): ChildCall {
+    const client = this.child();
+    const call = new ChildCall(binding, this.childTimeoutMs);
+    const options: CallOptions = {
+      signal: call.signal,
+      noTimeout: true, // the call keeps its own clock (see ChildCall)
+      onProgress: (progress) => call.progress(progress),
+    };
+    const childMeta = this.childMeta(client, context, meta);
+    if (childMeta) options._meta = childMeta;
+    // A client of the tasks extension gets the child's task to drive itself; for any other
+    // the gateway's client waits for the task's end (a modern child makes none for it).
+    if (method === "tools/call" && declaresTasks(context.clientCapabilities)) {
+      options.returnTaskHandle = true;
+    }
+    this.calls.add(call);
+    call.begin(
+      () => this.current.run(call, () => client.request(method, params, options)),
+      () => {
+        this.calls.delete(call);
+        this.parked.remove(call);
+      },
+    );
+    return call;
+  }
+
+  /** The child's tool definitions as last listed, for the HTTP binding's Mcp-Param-* checks. */
+  override toolDefinition(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+}
+
+/** Whether a client that declared `declared` may be sent this request (as context.ts checks). */
+function declares(
+  declared: ClientCapabilities,
+  method: ClientRequestMethod,
+  params: JsonObject,
+): boolean {
+  if (method === "sampling/createMessage") return declared.sampling !== undefined;
+  if (method === "roots/list") return declared.roots !== undefined;
+  const elicitation = declared.elicitation;
+  if (!isPlainObject(elicitation)) return false;
+  if (params.mode === "url") return elicitation.url !== undefined;
+  return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
+}
+
+function withoutConnectionFields(result: JsonObject): JsonObject {
+  const copy: JsonObject = { ...result };
+  for (const field of CONNECTION_FIELDS) delete copy[field];
+  return withoutServerInfo(copy);
+}
+
+/** Drops the child's serverInfo from a result copy's `_meta` (the gateway names itself). */
+function withoutServerInfo(copy: JsonObject): JsonObject {
+  if (isPlainObject(copy._meta)) {
+    const { [META.serverInfo]: _serverInfo, ...meta } = copy._meta;
+    if (Object.keys(meta).length > 0) copy._meta = meta;
+    else delete copy._meta;
+  }
+  return copy;
+}

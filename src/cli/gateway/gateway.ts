@@ -1,0 +1,432 @@
+import { McpClient } from "../../client/mcp-client.js";
+import type { Transport } from "../../protocol/transport.js";
+import { DEFAULT_HEALTH_PATH } from "../../transports/http/health.js";
+import { serveHttp } from "../../transports/http/node-adapter.js";
+import { isLoopbackHostname } from "../../transports/http/security.js";
+import { listenSocket } from "../../transports/socket/server.js";
+import {
+  formatSocketTarget,
+  parseSocketTarget,
+  type SocketTarget,
+} from "../../transports/socket/target.js";
+import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
+import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "../connect/child-env.js";
+import { AUTH_OPTIONS, httpAuthProvider } from "../connect/http-auth.js";
+import { logLine } from "../connect/session.js";
+import { onStopSignals } from "../connect/stop-signals.js";
+import {
+  configTarget,
+  connectionSettings,
+  describeEnvironment,
+  parseTarget,
+} from "../connect/target.js";
+import { WireLogTransport } from "../connect/wire-log.js";
+import { type ParsedArgs, parseArgs } from "../core/args.js";
+import { CliError, UsageError } from "../core/errors.js";
+import { writeErrChunk } from "../core/terminal.js";
+import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
+import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
+import { childStartFailure, StartupStderr } from "./gateway-start.js";
+import { runReverseGateway } from "./gateway-stdio.js";
+import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
+
+export const GATEWAY_USAGE = `Usage: mcpwire gateway --listen <host:port> [options] -- <command> [args…]
+       mcpwire gateway --stdio <url> [--header "Name: value"]… [auth options] [--verbose]
+
+Serves a stdio MCP server as a Streamable HTTP endpoint (http://<host:port>/mcp), dual-era:
+modern and legacy HTTP clients alike, whatever era the server speaks. One child serves every
+client (requests are multiplexed on it; each subscribed resource is subscribed once on the
+child); it is restarted after a crash, and stopped with its whole process tree when the
+gateway stops (Ctrl-C, SIGTERM, SIGHUP). Prints "listening on <url>" on
+stderr once ready; port 0 picks a free port. What the child asks (elicitation, sampling, roots)
+goes to the client whose call it is making, its call held open across a modern client's input
+rounds; a roots/list that no call waits on is answered with an empty list. GET /healthz (no
+token needed; Host and Origin checked) answers 200 {"status":"ok",pid,era,restarts,uptimeSeconds}
+while the child runs and has answered its handshake, 503 {"status":"restarting"|"down",…} else.
+A request's _meta reaches the child but for the protocol's own keys (trace context, extension
+and vendor keys pass); the child's extensions are offered in both eras, and the tasks extension
+is relayed, each task answered only to the client that made it.
+
+Options:
+  --listen <host:port>     where to listen (default 127.0.0.1:0); loopback unless you say otherwise;
+                           tcp://host:port or unix:/path serve newline-delimited JSON-RPC on a
+                           socket instead of HTTP (no token or Host checks: keep it loopback)
+  --path <path>            the endpoint path (default /mcp)
+  --token <secret>         require "Authorization: Bearer <secret>" (visible in ps: prefer
+                           --token-file or MCPWIRE_GATEWAY_TOKEN)
+  --token-file <path>      the same, the secret read from a file
+  --auth-issuer <url>      be an OAuth protected resource instead: take JWT access tokens from this
+                           issuer (checked with its JWKS), serve the metadata naming it
+  --auth-resource <url>    the URL clients use, the audience tokens must name (default: the URL
+                           listened on; required beyond loopback). With --legacy-sse, /sse and
+                           /messages are the resource beside it (…/sse, metadata at
+                           /.well-known/oauth-protected-resource/sse) unless this one covers them
+  --auth-scopes "<a b>"    scopes every request needs, named in the 401 challenge and the metadata
+                           (scopes_supported), so clients ask for them; without it the gateway
+                           advertises none and warns (many authorization servers then refuse)
+  --cors                   answer browser preflights (CORS) for the allowed origins (by default
+                           only the gateway's own origin: give --allowed-origin for your app)
+  --legacy-sse             also serve the deprecated HTTP+SSE transport (2024-11-05) for old
+                           clients: GET /sse opens the stream, POST /messages?sessionId=…
+                           (same token, Host and Origin checks; at most 1000 such sessions)
+  --allowed-host <h>       accept this Host header (repeatable; default loopback names only)
+  --allowed-origin <o>     accept this Origin (repeatable; default loopback origins only)
+  --era modern|legacy|auto the era to speak to the child (default auto)
+  --timeout <ms>           how long the child may take to answer a request (default 60000),
+                           restarted by its progress, paused while it waits for a client
+  --max-uris-per-stream <n>  resource URIs one subscriptions/listen may ask for (default 1000);
+                           each costs a subscription on the child
+  --verbose                the child's wire and stderr on stderr
+  --config <file> --server <name>  the child from an MCP config file instead of -- <command>
+${ENV_USAGE}
+
+The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
+clients that only launch subprocesses): MCP on our stdin/stdout, relayed message by message to
+the URL in whatever era the local client speaks (initialize opens a legacy session, per-request
+_meta goes as modern POSTs). --header adds HTTP headers; --verbose shows the relayed messages
+on stderr. EOF on stdin ends the session. An OAuth-protected URL works as with every verb:
+the tokens of "mcpwire auth login <url>" (refreshed as needed), or --bearer-file <file>
+(--bearer, MCPWIRE_BEARER), or --client-id <id> --grant client_credentials (secret from
+--client-secret or MCPWIRE_CLIENT_SECRET), with --scope "<scopes>".
+`;
+
+export async function runGateway(argv: readonly string[]): Promise<number> {
+  const parsed = parseArgs(argv, {
+    listen: "value",
+    path: "value",
+    token: "value",
+    "token-file": "value",
+    "auth-issuer": "value",
+    "auth-resource": "value",
+    "auth-scopes": "value",
+    cors: "flag",
+    "legacy-sse": "flag",
+    "allowed-host": "list",
+    "allowed-origin": "list",
+    era: "value",
+    timeout: "value",
+    "max-uris-per-stream": "value",
+    verbose: "flag",
+    help: "flag",
+    stdio: "value",
+    header: "list",
+    config: "value",
+    server: "value",
+    ...ENV_OPTIONS,
+    ...AUTH_OPTIONS,
+  });
+  const { options } = parsed;
+  if (options.help === true) {
+    process.stdout.write(GATEWAY_USAGE);
+    return 0;
+  }
+  if (options.stdio !== undefined) return reverseGateway(parsed);
+  if (Object.keys(AUTH_OPTIONS).some((name) => options[name] !== undefined)) {
+    throw new UsageError(
+      "--bearer, --client-id and the other upstream authorization options are for --stdio <url>",
+    );
+  }
+  const fromConfig = configuredChild(parsed);
+  if (parsed.command === undefined && fromConfig === undefined) {
+    throw new UsageError(
+      "gateway needs the server's command after -- (or --server <name>): mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
+    );
+  }
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  }
+  const listenText = (options.listen as string | undefined) ?? "127.0.0.1:0";
+  // tcp://host:port or unix:/path: the ndjson socket framing instead of Streamable HTTP.
+  const socketAddress = /^(tcp:\/\/|unix:)/i.test(listenText)
+    ? socketListen(listenText)
+    : undefined;
+  const { host, port } = socketAddress
+    ? { host: socketAddress.kind === "tcp" ? socketAddress.host : "127.0.0.1", port: 0 }
+    : parseListen(listenText);
+  if (
+    socketAddress &&
+    (options.token !== undefined ||
+      options["token-file"] !== undefined ||
+      options.cors === true ||
+      options["legacy-sse"] === true)
+  ) {
+    throw new UsageError(
+      "--token, --token-file, --cors and --legacy-sse are for HTTP: a socket has no headers to check",
+    );
+  }
+  const path = (options.path as string | undefined) ?? "/mcp";
+  if (path === DEFAULT_HEALTH_PATH) {
+    throw new UsageError(`--path ${path} is the health check's: pick another endpoint path`);
+  }
+  const era = (options.era as string | undefined) ?? "auto";
+  if (era !== "auto" && era !== "modern" && era !== "legacy") {
+    throw new UsageError(`--era must be modern, legacy or auto, not ${JSON.stringify(era)}`);
+  }
+  const timeoutMs = options.timeout === undefined ? undefined : Number(options.timeout);
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    throw new UsageError("--timeout must be a positive number of milliseconds");
+  }
+  const maxUris = options["max-uris-per-stream"];
+  const maxUrisPerStream = maxUris === undefined ? DEFAULT_MAX_URIS_PER_STREAM : Number(maxUris);
+  if (!(Number.isInteger(maxUrisPerStream) && maxUrisPerStream > 0)) {
+    throw new UsageError("--max-uris-per-stream must be a positive whole number");
+  }
+  const token = gatewayToken(
+    options.token as string | undefined,
+    options["token-file"] as string | undefined,
+  );
+  const issuer = options["auth-issuer"] as string | undefined;
+  if (issuer !== undefined && token !== undefined) {
+    throw new UsageError(
+      "--auth-issuer and a gateway token (--token, --token-file, MCPWIRE_GATEWAY_TOKEN) exclude each other",
+    );
+  }
+  const auth = await gatewayGuard(
+    {
+      issuer,
+      resource: options["auth-resource"] as string | undefined,
+      scopes: options["auth-scopes"] as string | undefined,
+      loopback: isLoopbackHostname(host) || host === "::1",
+    },
+    logLine,
+  );
+  const verbose = options.verbose === true;
+  const [command, ...args] = fromConfig
+    ? [fromConfig.command, ...fromConfig.args]
+    : parsed.command!;
+  const flagEnv = childEnvSettings(options);
+  const childEnv = {
+    env: { ...fromConfig?.env, ...flagEnv.env },
+    inheritEnv: flagEnv.inheritEnv,
+  };
+  if (verbose) logLine(describeEnvironment(childEnv));
+  const childStderr = new StartupStderr((text) => writeErrChunk(prefixLines("[child] ", text)));
+
+  const supervised = new SupervisedStdioTransport({
+    command: command!,
+    args,
+    env: childEnv.env,
+    inheritEnv: childEnv.inheritEnv,
+    cwd: fromConfig?.cwd,
+    stderr: "pipe",
+    // The child's logs are the operator's logs: keep them, marked as the child's.
+    onStderr: (text) => childStderr.chunk(text),
+  });
+  // Restarts are always worth a line; the messages themselves only with --verbose.
+  const transport: Transport = new WireLogTransport(
+    supervised,
+    (line) => {
+      // Closing is the normal end (or told better by the error that caused it), and a child
+      // lost while starting is told once, by the failure.
+      if ((line === "-- closed" || childStderr.starting) && !verbose) return;
+      logLine(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line);
+    },
+    { messages: verbose },
+  );
+  let server: GatewayServer | undefined;
+  const client = new McpClient({
+    clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
+    era,
+    requestTimeoutMs: timeoutMs,
+    cache: false,
+    // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
+    // the tasks extension here is for the gateway's own listens for task status.
+    capabilities: CHILD_CLIENT_CAPABILITIES,
+    tasks: true,
+    handlers: {
+      elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
+      sampling: (params, context) => server!.childHandlers().sampling!(params, context),
+      roots: (context) => server!.childHandlers().roots!(context),
+    },
+    onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+    // Logs; list changes and resource updates come through the subscriptions the server opens.
+    onNotification: (method, params) => server?.childNotification(method, params),
+  });
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await supervised.close();
+    throw childStartFailure(error, childStderr);
+  }
+  childStderr.started();
+  server = new GatewayServer(() => client, {
+    serverInfo: {
+      name: "mcpwire-gateway",
+      version: "0.1.0",
+      ...(client.serverInfo ? { title: `gateway to ${client.serverInfo.name}` } : {}),
+    },
+    instructions: client.instructions,
+    onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+    maxUrisPerStream,
+    childTimeoutMs: timeoutMs,
+  });
+  server.start();
+  const startedAt = Date.now();
+  let served: { url: string; close(): Promise<void> };
+  try {
+    served = socketAddress
+      ? await serveSocket(server, socketAddress)
+      : await serveHttp(server, {
+          host,
+          port,
+          path,
+          cors: options.cors === true,
+          allowedHosts: options["allowed-host"] as string[] | undefined,
+          // With CORS on, the loopback default (any port) would let every local web page in: only
+          // the gateway's own origin unless the operator names the app's.
+          allowedOrigins:
+            (options["allowed-origin"] as string[] | undefined) ??
+            (options.cors === true ? "same-origin" : undefined),
+          ...(auth
+            ? { auth }
+            : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+          legacySse: options["legacy-sse"] === true,
+          health: { check: () => childHealth(supervised, client, startedAt) },
+        });
+  } catch (error) {
+    // Nothing to serve on: stop the child rather than hang with it.
+    await client.close();
+    await supervised.close();
+    throw listenFailure(error, listenText);
+  }
+  if (!isLoopbackHostname(host) && host !== "::1") {
+    logLine(
+      `mcpwire gateway: warning: listening on ${host}, beyond this machine${token || auth ? "" : ", without --token"}`,
+    );
+  }
+  logLine(`child running (pid ${supervised.pid})`);
+  logLine(`listening on ${served.url}`);
+
+  // Runs until a stop signal (SIGHUP too: a closed terminal must not orphan the child) or until
+  // the child cannot be kept running. Stopping on a signal is this service's normal end: exit 0.
+  let stopListening = () => {};
+  const reason = await new Promise<string>((resolve) => {
+    stopListening = onStopSignals((signal) => resolve(signal));
+    void supervised.closed.then((info) =>
+      resolve(info.error ? `child lost: ${info.error.message}` : "child closed"),
+    );
+  });
+  stopListening();
+  if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
+  await served.close();
+  // Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its whole process tree included.
+  await client.close();
+  await supervised.close();
+  return reason.startsWith("child lost") ? 1 : 0;
+}
+
+/** GET /healthz: the child's state; public, so nothing beyond pid, era and times. */
+function childHealth(supervised: SupervisedStdioTransport, client: McpClient, startedAt: number) {
+  // Up once the child runs and has answered the handshake (again, after a restart).
+  const status = supervised.status === "up" && client.restarting ? "restarting" : supervised.status;
+  const up = status === "up";
+  return {
+    ok: up,
+    details: {
+      status: up ? "ok" : status,
+      ...(up ? { pid: supervised.pid ?? null } : {}),
+      era: client.era ?? null,
+      restarts: supervised.restarts,
+      uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+    },
+  };
+}
+
+/** The stdio server `--server NAME` picks from `--config FILE`, if asked. */
+function configuredChild(parsed: ParsedArgs) {
+  const { options } = parsed;
+  if (options.server === undefined && options.config === undefined) return undefined;
+  if (parsed.command !== undefined) {
+    throw new UsageError("give the server either with --server/--config or after --, not both");
+  }
+  const target = configTarget(options);
+  if (target.kind !== "stdio") {
+    throw new UsageError("the gateway serves a stdio server: that --server entry has a URL");
+  }
+  return target;
+}
+
+function socketListen(text: string): SocketTarget {
+  try {
+    return parseSocketTarget(text);
+  } catch (error) {
+    throw new UsageError(`--listen: ${(error as Error).message}`);
+  }
+}
+
+/** Serves the gateway on a TCP port or Unix socket, one MCP connection per accepted socket. */
+async function serveSocket(server: GatewayServer, address: SocketTarget) {
+  const listener = await listenSocket(address, (transport) => void server.connect(transport), {
+    onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+  });
+  return { url: formatSocketTarget(listener.address), close: () => listener.close() };
+}
+
+/** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
+async function reverseGateway(parsed: ParsedArgs): Promise<number> {
+  const { options } = parsed;
+  if (
+    parsed.command !== undefined ||
+    options.listen !== undefined ||
+    options.server !== undefined ||
+    hasEnvOptions(options)
+  ) {
+    throw new UsageError(
+      "gateway --stdio <url> takes a URL, not --listen, --env or a command after --",
+    );
+  }
+  if (parsed.positionals.length > 0) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  }
+  const target = parseTarget(options.stdio as string, undefined);
+  if (target.kind !== "http") {
+    throw new UsageError("gateway --stdio needs an http(s) URL of a Streamable HTTP server");
+  }
+  const { headers, verbose, auth } = connectionSettings(options);
+  // The upstream's authorization: the same flags and stored tokens as every other verb.
+  const provider = await httpAuthProvider(target.url, auth, headers, (line) =>
+    logLine(`mcpwire gateway: ${line}`),
+  );
+  return runReverseGateway({ url: target.url, headers, verbose, auth: provider });
+}
+
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text);
+  const port = match ? Number(match[3]) : Number.NaN;
+  if (!match || port > 65535) {
+    throw new UsageError(
+      `--listen must be host:port (e.g. 127.0.0.1:8080), got ${JSON.stringify(text)}`,
+    );
+  }
+  return { host: match[1] ?? match[2]!, port };
+}
+
+function prefixLines(prefix: string, text: string): string {
+  return `${text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n")}\n`;
+}
+
+/** A failed listen as one line that names --listen (EADDRINUSE, EACCES, a bad address). */
+export function listenFailure(error: unknown, listen: string): CliError {
+  // The socket listener wraps the system error; its cause has the code.
+  const code =
+    (error as NodeJS.ErrnoException).code ??
+    ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "EADDRINUSE") {
+    return new CliError(
+      `--listen ${listen}: the port is already in use; pick another port (or 0 for any free one)`,
+    );
+  }
+  if (code === "EACCES") {
+    return new CliError(
+      `--listen ${listen}: not allowed to listen there (ports below 1024 need privileges)`,
+    );
+  }
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") {
+    return new CliError(`--listen ${listen}: no such address on this machine (${code})`);
+  }
+  return new CliError(`--listen ${listen}: ${(error as Error).message}`);
+}
