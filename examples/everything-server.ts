@@ -19,10 +19,17 @@
  * "mcpwire:") serves as one server behind a load balancer (examples/everything-cluster.ts,
  * docs/cluster.md).
  *
+ * With --validator cfworker, tool arguments and results are checked by @cfworker/json-schema (no
+ * code generation, the engine Workers use) instead of ajv: how the conformance suite's JSON
+ * Schema scenarios run against both engines (test/schema/cfworker-conformance.test.ts).
+ *
  * Over HTTP one endpoint serves both eras: 2026-07-28 requests (per-request `_meta`) and
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
  * ("listening on <url>"), so a script that passes `--port 0` can read it.
  */
+import { ajvValidator } from "../src/schema/ajv.js";
+import { cfworkerValidator } from "../src/schema/cfworker.js";
+import type { SchemaValidator } from "../src/schema/validator.js";
 import { McpServer } from "../src/server/mcp-server.js";
 import type { McpServerOptions } from "../src/server/server-core.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
@@ -42,10 +49,11 @@ interface Args {
   authScopes: string[];
   redis: string | undefined;
   redisPrefix: string | undefined;
+  validator: SchemaValidator | undefined;
 }
 
 const USAGE =
-  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]] [--redis URL [--redis-prefix P]])\n";
+  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]] [--redis URL [--redis-prefix P]] [--validator ajv|cfworker])\n";
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -57,6 +65,7 @@ function parseArgs(argv: string[]): Args {
     authScopes: [],
     redis: undefined,
     redisPrefix: undefined,
+    validator: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -68,6 +77,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === "--auth-resource") args.authResource = urlArgument(arg, argv[++i]);
     else if (arg === "--redis") args.redis = urlArgument(arg, argv[++i]);
     else if (arg === "--redis-prefix") args.redisPrefix = String(argv[++i]);
+    else if (arg === "--validator") args.validator = validatorArgument(argv[++i]);
     else if (arg === "--auth-scopes")
       args.authScopes = String(argv[++i]).split(" ").filter(Boolean);
     else {
@@ -145,6 +155,13 @@ async function joinCluster(url: string, prefix: string | undefined) {
   }
 }
 
+function validatorArgument(name: string | undefined): SchemaValidator {
+  if (name === "ajv") return ajvValidator();
+  if (name === "cfworker") return cfworkerValidator();
+  process.stderr.write(`--validator takes ajv or cfworker, not ${name}\n${USAGE}`);
+  process.exit(2);
+}
+
 /** `shared`: what a cluster shares (clusterOptions), merged into the server's options. */
 export function createEverythingServer(shared: Partial<McpServerOptions> = {}): McpServer {
   const server = new McpServer({
@@ -164,7 +181,10 @@ export function createEverythingServer(shared: Partial<McpServerOptions> = {}): 
 const args = parseArgs(process.argv.slice(2));
 const cluster =
   args.redis === undefined ? undefined : await joinCluster(args.redis, args.redisPrefix);
-const server = createEverythingServer(cluster?.server);
+const server = createEverythingServer({
+  ...cluster?.server,
+  ...(args.validator ? { validator: args.validator } : {}),
+});
 if (args.mode === "stdio") {
   await serveStdio(server);
 } else {

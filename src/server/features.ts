@@ -14,6 +14,13 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
+import {
+  CompiledSchemas,
+  type CompiledValidator,
+  type JsonSchema,
+} from "../schema/compiled-schemas.js";
+import { defaultValidator } from "../schema/default-validator.js";
+import { SchemaError, type SchemaValidator } from "../schema/validator.js";
 import { checkCacheHint } from "./cache-hints.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry } from "./registry.js";
@@ -30,12 +37,6 @@ import {
   standardParser,
   toJsonSchema,
 } from "./schema-source.js";
-import {
-  type CompiledValidator,
-  type JsonSchema,
-  SchemaError,
-  SchemaValidator,
-} from "./schema-validator.js";
 import { checkScopes, scopesOrNone } from "./scopes.js";
 import type { TaskManager } from "./tasks/manager.js";
 import { checkTaskTimes } from "./tasks/manager.js";
@@ -180,9 +181,10 @@ export class Features {
   readonly resources: Registry<RegisteredResource>;
   readonly templates: Registry<RegisteredTemplate>;
   readonly prompts: Registry<RegisteredPrompt>;
-  private readonly validator = new SchemaValidator();
+  private readonly validator: CompiledSchemas;
 
-  constructor(onChange: (kind: FeatureKind) => void) {
+  constructor(onChange: (kind: FeatureKind) => void, engine?: SchemaValidator) {
+    this.validator = new CompiledSchemas(() => engine ?? defaultValidator());
     this.tools = new Registry(() => onChange("tools"));
     this.resources = new Registry(() => onChange("resources"));
     this.templates = new Registry(() => onChange("resources"));
@@ -385,7 +387,7 @@ export class Features {
     return { ...result, structuredContent: parsed.value } as JsonObject;
   }
 
-  /** The tool's validator for `schema`; a schema only ajv can find broken is the server's fault. */
+  /** The tool's validator for `schema`; a schema only the engine finds broken is the server's fault. */
   private compiled(name: string, schema: JsonSchema): CompiledValidator {
     try {
       return this.validator.compile(schema);

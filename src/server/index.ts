@@ -4,6 +4,15 @@
  * @module mcpwire/server
  */
 
+export { type AjvValidatorOptions, ajvValidator } from "../schema/ajv.js";
+export { cfworkerValidator } from "../schema/cfworker.js";
+export {
+  type SchemaCheck,
+  type SchemaDialect,
+  SchemaError,
+  type SchemaFailure,
+  type SchemaValidator,
+} from "../schema/validator.js";
 // The one entry that reaches up a layer: a stdio server imports this subpath alone, so the stdio
 // client half (spawning, process trees) stays out of its cold start.
 export { serveStdio } from "../transports/stdio/serve.js";

@@ -130,7 +130,7 @@ export class McpServer {
     this.features = new Features((kind) => {
       this.offered = {};
       this.subscriptionEvents.publish({ type: "listChanged", kind });
-    });
+    }, options.validator);
     this.subscriptionEvents = options.subscriptionEvents ?? new InMemoryEventSource();
     // Legacy sessions hear the same events as listen streams (also those of a shared bus).
     this.subscriptionEvents.subscribe((event) => this.deliverToLegacy(event));

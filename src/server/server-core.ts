@@ -8,6 +8,7 @@ import type {
 } from "../protocol/mcp-types.js";
 import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
+import type { SchemaValidator } from "../schema/validator.js";
 import type { HandlerContext } from "./context.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource, SubscriptionLimits } from "./subscriptions.js";
@@ -61,6 +62,12 @@ export interface McpServerOptions {
    * `task`: the task store and default ttlMs / pollIntervalMs.
    */
   tasks?: TasksOptions;
+  /**
+   * The JSON Schema engine for tool arguments and structuredContent: ajvValidator() (code
+   * generation, the default on Node, Bun and Deno) or cfworkerValidator() (no code generation,
+   * the default under the workerd, worker and browser export conditions), or your own.
+   */
+  validator?: SchemaValidator;
 }
 
 /** What a connection needs from its server; implemented by McpServer. */

@@ -9,8 +9,8 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
+import { SchemaError } from "../../src/schema/validator.js";
 import { McpServer } from "../../src/server/mcp-server.js";
-import { SchemaError } from "../../src/server/schema-validator.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import {
   json,

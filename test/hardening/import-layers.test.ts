@@ -18,7 +18,8 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../../src");
 const IMPORT = /(?:(?:import|export)\s[^;]*?from\s+|import\(\s*)"(\.[^"]+)"/g;
 
 const BASE = ["text", "jsonrpc"];
-const CORE = [...BASE, "protocol"];
+// schema/: the JSON Schema engines (ajv, cfworker) and their seam, used by server and client.
+const CORE = [...BASE, "protocol", "schema"];
 const SIDES = [...CORE, "server", "client"];
 const BINDINGS = [...SIDES, "transports"];
 
@@ -30,6 +31,7 @@ const LAYERS: Record<string, readonly string[]> = {
   text: [],
   jsonrpc: ["text"],
   protocol: BASE,
+  schema: BASE,
   server: CORE,
   client: CORE,
   transports: SIDES,
@@ -42,7 +44,7 @@ const LAYERS: Record<string, readonly string[]> = {
   gateway: [...BINDINGS, "auth", "middleware"],
   cli: [...BINDINGS, "auth", "redis", "middleware", "otel", "extensions", "gateway"],
   // src/index.ts: the everything entry.
-  ".": ["jsonrpc", "protocol", "server", "client", "transports"],
+  ".": ["jsonrpc", "protocol", "schema", "server", "client", "transports"],
 };
 
 /**
