@@ -25,6 +25,7 @@ interface Manifest {
   exports: Record<string, { types: string; default: string }>;
   scripts: Record<string, string>;
   bin: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 async function manifest(path: string): Promise<Manifest> {
@@ -149,6 +150,8 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
         "--no-fund",
         "--loglevel=error",
         join(work, filename),
+        // mcpwire/otel's optional peer: an app that imports the subpath installs it.
+        `@opentelemetry/api@${repoManifest.peerDependencies?.["@opentelemetry/api"]}`,
       ],
       { cwd: app },
     );

@@ -1,0 +1,122 @@
+/**
+ * One MCP operation observed by the conventions: a span (CLIENT for the sender, SERVER for the
+ * receiver) around it and its duration recorded in the side's histogram. The client and server
+ * middleware are thin adapters over `observeOperation`.
+ */
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  type Span,
+  SpanKind,
+  trace,
+} from "@opentelemetry/api";
+import {
+  type CaptureOptions,
+  type OperationFacts,
+  spanName,
+  startAttributes,
+} from "./attributes.js";
+import { ATTR, OPERATION_METRIC_ATTRIBUTES } from "./conventions.js";
+import { instruments } from "./instruments.js";
+import { errorOutcome, type Outcome, resultOutcome } from "./outcome.js";
+import { extractReceived } from "./propagation.js";
+
+export type Side = "client" | "server";
+
+/** What a receiver knows about where the trace context came from. */
+export interface ReceivedCarriers {
+  /** The request's `_meta`. */
+  meta?: Record<string, unknown> | undefined;
+  /** The HTTP request's headers, when it came over HTTP. */
+  headers?: Headers | undefined;
+}
+
+const NO_LINKS: Link[] = [];
+
+function metricAttributes(span: Attributes, capture: CaptureOptions | undefined): Attributes {
+  const kept: Attributes = {};
+  for (const key of OPERATION_METRIC_ATTRIBUTES) {
+    const value = span[key];
+    if (value !== undefined) kept[key] = value;
+  }
+  if (capture?.resourceUriInNames && span[ATTR.resourceUri] !== undefined) {
+    kept[ATTR.resourceUri] = span[ATTR.resourceUri];
+  }
+  return kept;
+}
+
+function finish(
+  span: Span | undefined,
+  outcome: Outcome,
+  attributes: Attributes,
+  result: unknown,
+  capture: CaptureOptions | undefined,
+): void {
+  Object.assign(attributes, outcome.attributes);
+  if (span === undefined) return;
+  span.setAttributes(outcome.attributes);
+  if (outcome.status !== undefined) span.setStatus(outcome.status);
+  if (
+    capture?.toolPayloads &&
+    outcome.status === undefined &&
+    attributes[ATTR.methodName] === "tools/call" &&
+    result !== undefined
+  ) {
+    span.setAttribute(ATTR.toolCallResult, JSON.stringify(result));
+  }
+  span.end();
+}
+
+/**
+ * Runs `run` inside the operation's span and records its duration. `run` receives the context
+ * to propagate (the span's, or the ambient one when no tracer is registered); on the client
+ * side it writes that into the outgoing `_meta`. With no provider registered at all, `run` is
+ * called as it is and nothing else happens.
+ */
+export async function observeOperation<R>(
+  side: Side,
+  facts: OperationFacts,
+  run: (propagate: Context) => Promise<R>,
+  options?: { capture?: CaptureOptions; received?: ReceivedCarriers },
+): Promise<R> {
+  const { tracer, clientOperation, serverOperation } = instruments();
+  const histogram = side === "client" ? clientOperation : serverOperation;
+  if (tracer === undefined && histogram === undefined) return run(context.active());
+
+  const capture = options?.capture;
+  const startedAt = performance.now();
+  const attributes = startAttributes(facts, side, capture);
+  let parent: Context;
+  let links = NO_LINKS;
+  if (side === "server") {
+    const received = extractReceived(options?.received?.meta, options?.received?.headers);
+    parent = received.parent;
+    links = received.links;
+  } else {
+    parent = context.active();
+  }
+  const span = tracer?.startSpan(
+    spanName(facts, capture),
+    { kind: side === "client" ? SpanKind.CLIENT : SpanKind.SERVER, attributes, links },
+    parent,
+  );
+  const inside = span === undefined ? parent : trace.setSpan(parent, span);
+  const done = (outcome: Outcome, result: unknown) => {
+    finish(span, outcome, attributes, result, capture);
+    histogram?.record(
+      (performance.now() - startedAt) / 1000,
+      metricAttributes(attributes, capture),
+    );
+  };
+  let result: R;
+  try {
+    result = await context.with(inside, run, undefined, inside);
+  } catch (error) {
+    done(errorOutcome(error, side), undefined);
+    throw error;
+  }
+  done(resultOutcome(facts.method, result), result);
+  return result;
+}
