@@ -5,6 +5,12 @@ import {
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import {
+  checkExtension,
+  type Extension,
+  type ExtensionMethod,
+  extensionCapability,
+} from "../protocol/extension.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -12,6 +18,7 @@ import type {
   ServerCapabilities,
   SubscriptionFilter,
 } from "../protocol/mcp-types.js";
+import { MiddlewareStack } from "../protocol/middleware.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { Session } from "../protocol/session.js";
 import type { Transport } from "../protocol/transport.js";
@@ -25,6 +32,12 @@ import {
   withMeta,
 } from "./handshake.js";
 import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy-tasks.js";
+import {
+  type ClientMiddleware,
+  type ClientMiddlewareContext,
+  notifyThroughChain,
+  sendThroughChain,
+} from "./middleware-chain.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, resolveInputRequired } from "./mrtr.js";
 import { ResultCache } from "./result-cache.js";
 import { completeResult } from "./results.js";
@@ -43,6 +56,7 @@ import type {
   ClientDiscoverResult,
   ConnectOptions,
   McpClientOptions,
+  ServerRequestContext,
   TransportFactory,
 } from "./types.js";
 
@@ -56,8 +70,12 @@ const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
  */
 export class ClientConnection {
   private readonly options: McpClientOptions;
-  private readonly capabilities: ClientCapabilities;
-  private readonly modernCapabilities: ClientCapabilities;
+  /** What initialize declares, and what modern requests do (with the extensions installed). */
+  private capabilities: ClientCapabilities;
+  private modernCapabilities: ClientCapabilities;
+  /** Installed extensions by id, and the server-to-client methods they answer. */
+  private readonly extensions = new Map<string, AnyClientExtension>();
+  private readonly extensionMethods = new Map<string, ExtensionMethod<ServerRequestContext>>();
   private readonly cache: ResultCache | undefined;
   private session: Session | undefined;
   /** The transport under `session`, asked which credentials a request carries. */
@@ -80,6 +98,8 @@ export class ClientConnection {
   protected readonly listens: SubscriptionRegistry;
   /** tasks/get, tasks/update and tasks/cancel (the tasks extension). */
   readonly tasks: ClientTasks;
+  /** @internal What use() added; requests skip it while it is empty. */
+  protected readonly middleware = new MiddlewareStack<ClientMiddlewareContext>();
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -87,7 +107,8 @@ export class ClientConnection {
       era: () => this.requireState().era,
       serverCapabilities: () => this.requireState().capabilities,
       listen: (params, requestOptions) =>
-        this.requireSession().request(
+        this.send(
+          this.requireSession(),
           "subscriptions/listen",
           this.wireParams(params, undefined),
           requestOptions,
@@ -191,6 +212,54 @@ export class ClientConnection {
     if (this.session === session) this.session = undefined;
   }
 
+  /**
+   * Adds middleware around every request this client sends once connected (each wire request:
+   * every multi round-trip retry too; not the handshake) and every notification it receives;
+   * given a method, around that method's only. The first added runs outermost. A middleware may
+   * call next() again after it rejected, to retry. See docs/middleware.md.
+   */
+  use(middleware: ClientMiddleware): this;
+  use(method: string, middleware: ClientMiddleware): this;
+  use(first: string | ClientMiddleware, second?: ClientMiddleware): this {
+    if (typeof first === "string") this.middleware.use(first, second!);
+    else this.middleware.use(first);
+    return this;
+  }
+
+  /**
+   * @internal McpClient.install() without the setup step: the extension's capability joins what this
+   * client declares (initialize and every modern request: install before connect()), its
+   * methods answer the server's requests, its middleware is added.
+   */
+  protected installExtension(extension: AnyClientExtension): void {
+    checkExtension(extension, this.extensions);
+    for (const method of Object.keys(extension.methods ?? {})) {
+      if (this.extensionMethods.has(method)) {
+        throw new Error(`extension ${extension.id}: another extension already answers ${method}`);
+      }
+    }
+    this.extensions.set(extension.id, extension);
+    const { id } = extension;
+    this.capabilities = withExtension(
+      this.capabilities,
+      id,
+      extensionCapability(extension, "legacy"),
+    );
+    this.modernCapabilities = withExtension(
+      this.modernCapabilities,
+      id,
+      extensionCapability(extension, "modern"),
+    );
+    for (const [method, handler] of Object.entries(extension.methods ?? {})) {
+      this.extensionMethods.set(method, handler);
+      if (this.session) answerWith(this.session, method, handler);
+    }
+    for (const entry of extension.middleware ?? []) {
+      if (typeof entry === "function") this.use(entry);
+      else this.use(entry.method, entry.middleware);
+    }
+  }
+
   /** Any request, era-aware: modern `_meta`, resultType handling, ttlMs caching. */
   async request(
     method: string,
@@ -216,7 +285,7 @@ export class ClientConnection {
     }
     let result: JsonObject;
     try {
-      result = await session.request(method, this.wireParams(params, extraMeta), requestOptions);
+      result = await this.send(session, method, this.wireParams(params, extraMeta), requestOptions);
     } catch (error) {
       // The server may have been replaced by one speaking other versions: switch once.
       const switchTo =
@@ -225,7 +294,7 @@ export class ClientConnection {
           : undefined;
       if (switchTo === undefined || switchTo === state.protocolVersion) throw error;
       state.protocolVersion = switchTo;
-      result = await session.request(method, this.wireParams(params, extraMeta), requestOptions);
+      result = await this.send(session, method, this.wireParams(params, extraMeta), requestOptions);
     }
     let retried = false;
     if (state.era === "modern" && INPUT_METHODS.has(method)) {
@@ -237,7 +306,7 @@ export class ClientConnection {
         signal: requestOptions.signal,
         // Each retry is a new request with its own id, carrying the same caller _meta.
         send: (retryParams) =>
-          session.request(method, this.wireParams(retryParams, extraMeta), requestOptions),
+          this.send(session, method, this.wireParams(retryParams, extraMeta), requestOptions),
       }));
     }
     if (legacyTask && isPlainObject(result.task)) {
@@ -402,6 +471,7 @@ export class ClientConnection {
       { handleNotification: (method, params) => this.onNotification(method, params) },
     );
     installServerRequestHandlers(session, this.options.handlers ?? {});
+    for (const [method, handler] of this.extensionMethods) answerWith(session, method, handler);
     // A transport that closes for good releases anyone waiting for a restart.
     void session.closed.then((info) => {
       this.resumeGate?.resolve();
@@ -528,7 +598,48 @@ export class ClientConnection {
     return withMeta(params, base, extraMeta);
   }
 
+  /**
+   * One request on the wire, through the middleware that applies to it (straight to the
+   * session when none does).
+   */
+  private send(
+    session: Session,
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions,
+  ): Promise<JsonObject> {
+    const chain = this.middleware.chainFor(method);
+    if (!chain) return session.request(method, params, options);
+    return sendThroughChain(
+      chain,
+      method,
+      params,
+      options,
+      this.state?.era,
+      this.transport,
+      (m, p, o) => session.request(m, p, o),
+    );
+  }
+
   private onNotification(method: string, params: JsonObject): void {
+    const chain = this.middleware.chainFor(method);
+    if (!chain) {
+      this.notified(method, params);
+      return;
+    }
+    notifyThroughChain(
+      chain,
+      method,
+      params,
+      this.state?.era,
+      this.transport,
+      (given) => this.notified(method, given),
+      this.options.onProtocolError,
+    );
+  }
+
+  /** A server notification the middleware let through (or there was none). */
+  private notified(method: string, params: JsonObject): void {
     if (this.state) this.listens.route(method, params);
     const cache = this.cache;
     if (cache) {
@@ -603,6 +714,30 @@ export class ClientConnection {
       throw new Error(`${method} is not available on a modern connection: ${why}`);
     }
   }
+}
+
+/** An extension of any host, as far as the connection half needs to know it. */
+export type AnyClientExtension = Extension<never, ServerRequestContext, ClientMiddlewareContext>;
+
+/** `declared` with `extensions[id]` set (a copy; the caller's object is never changed). */
+function withExtension(
+  declared: ClientCapabilities,
+  id: string,
+  capability: JsonObject | undefined,
+): ClientCapabilities {
+  if (capability === undefined) return declared;
+  return { ...declared, extensions: { ...declared.extensions, [id]: capability } };
+}
+
+/** A server-to-client method of an extension, on `session`. */
+function answerWith(
+  session: Session,
+  method: string,
+  handler: ExtensionMethod<ServerRequestContext>,
+): void {
+  session.setRequestHandler(method, (params, context) =>
+    handler(params, { signal: context.signal }),
+  );
 }
 
 /** What connect() rejects with when the caller's signal gave it up. */

@@ -4,7 +4,8 @@
  * @module mcpwire/client
  */
 export { ModernHandshakeError, NoCommonVersionError } from "./era-detection.js";
-export { McpClient } from "./mcp-client.js";
+export { type ClientExtension, McpClient } from "./mcp-client.js";
+export type { ClientMiddleware, ClientMiddlewareContext } from "./middleware-chain.js";
 export {
   answerInputRequests,
   DEFAULT_MAX_INPUT_ROUNDS,

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../jsonrpc/types.js";
+import type { Extension } from "../protocol/extension.js";
 import type {
   CallToolResult,
   CompleteResult,
@@ -12,6 +13,7 @@ import type {
 } from "../protocol/mcp-types.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { ClientConnection } from "./connection.js";
+import type { ClientMiddlewareContext } from "./middleware-chain.js";
 import { collectPages } from "./pagination.js";
 import type {
   CallOptions,
@@ -20,7 +22,11 @@ import type {
   ListResourcesResult,
   ListResourceTemplatesResult,
   ListToolsResult,
+  ServerRequestContext,
 } from "./types.js";
+
+/** An extension as a client installs it (see Extension and McpClient.install). */
+export type ClientExtension = Extension<McpClient, ServerRequestContext, ClientMiddlewareContext>;
 
 /**
  * An MCP client for both protocol eras. connect() finds the server's era (or takes the one
@@ -28,6 +34,16 @@ import type {
  * servers, the `initialize` session for legacy ones.
  */
 export class McpClient extends ClientConnection {
+  /**
+   * Installs an extension: its capability (declared in both eras; install before connect()),
+   * its methods (answers to the server's requests), its middleware, then its setup step.
+   */
+  install(extension: ClientExtension): this {
+    this.installExtension(extension);
+    extension.setup?.(this);
+    return this;
+  }
+
   listTools(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListToolsResult> {
     return this.request("tools/list", cursorParams(params), options) as Promise<ListToolsResult>;
   }

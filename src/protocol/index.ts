@@ -3,6 +3,8 @@
  *
  * @module mcpwire/protocol
  */
+
+export type { Extension, ExtensionMethod } from "./extension.js";
 export {
   type Annotations,
   type AudioContent,
@@ -35,6 +37,15 @@ export {
   type Tool,
 } from "./mcp-types.js";
 export { META } from "./meta.js";
+export {
+  type ComposeOptions,
+  compose,
+  type MethodMiddleware,
+  type Middleware,
+  type MiddlewareContext,
+  type Next,
+  NextCalledTwiceError,
+} from "./middleware.js";
 export type { Progress, RequestOptions } from "./outgoing.js";
 export {
   type IncomingRequestContext,
@@ -50,6 +61,7 @@ export type {
   MessageContext,
   SendOptions,
   Transport,
+  TransportKind,
   TransportReceiver,
 } from "./transport.js";
 export {

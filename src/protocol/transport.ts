@@ -74,10 +74,20 @@ export interface SendOptions {
 }
 
 /**
+ * Which kind of channel a transport is, as middleware sees it: "http" is Streamable HTTP (both
+ * eras), "sse" the deprecated 2024-11-05 HTTP+SSE, "stream" any other byte stream.
+ */
+export type TransportKind = "stdio" | "socket" | "memory" | "http" | "sse" | "stream";
+
+/**
  * The seam every transport implements: one bidirectional channel of JSON-RPC messages.
  * The protocol layer sees nothing below it.
  */
 export interface Transport {
+  /** What kind of channel this is (for middleware and logs); optional for custom transports. */
+  readonly kind?: TransportKind;
+  /** The legacy session id the channel carries (Streamable HTTP `Mcp-Session-Id`), if any. */
+  readonly sessionId?: string | undefined;
   /** Begins reading; everything read goes to `receiver`. Called at most once. */
   start(receiver: TransportReceiver): void;
   /**

@@ -14,7 +14,7 @@ import { isLoggingLevel, LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { IncomingRequestContext, SessionDispatcher } from "../protocol/session.js";
 import { Session } from "../protocol/session.js";
-import type { Transport } from "../protocol/transport.js";
+import type { MessageContext, Transport } from "../protocol/transport.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { InitializedGate } from "./initialized-gate.js";
@@ -23,6 +23,12 @@ import {
   ListenUriCounter,
   serveListenRequest,
 } from "./listen-request.js";
+import {
+  type RoutedRequest,
+  runNotificationChain,
+  runRequestChain,
+  type ServerMiddleware,
+} from "./middleware-chain.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
 import type { LegacySessionView, ServerCore } from "./server-core.js";
 
@@ -91,11 +97,53 @@ export class ServerConnection implements SessionDispatcher {
     this.session = new Session(transport, core.sessionOptions, this);
   }
 
-  handleNotification(method: string): void {
+  handleNotification(method: string, params: JsonObject, context: MessageContext): void {
+    const chain = this.core.middleware.chainFor(method);
+    if (!chain) {
+      this.notified(method);
+      return;
+    }
+    const meta = isPlainObject(params._meta) ? params._meta : undefined;
+    runNotificationChain(
+      chain,
+      method,
+      params,
+      this.routedNotification(meta),
+      context,
+      this.session.transport,
+      () => this.notified(method),
+      this.core.reportError,
+    );
+  }
+
+  /** A notification the middleware let through (or there was none). */
+  private notified(method: string): void {
     if (method === "notifications/initialized" && this.legacy) {
       this.legacy.initialized = true;
       this.legacy.gate?.open();
     }
+  }
+
+  /** What a notification's middleware learns of its era: the session's, or its own `_meta`'s. */
+  private routedNotification(meta: JsonObject | undefined): RoutedRequest | undefined {
+    const legacy = this.legacy;
+    if (legacy) {
+      return {
+        era: "legacy",
+        protocolVersion: legacy.protocolVersion,
+        clientCapabilities: legacy.clientCapabilities,
+        meta,
+      };
+    }
+    const version = meta?.[META.protocolVersion];
+    if (typeof version !== "string") return undefined;
+    const capabilities = meta![META.clientCapabilities];
+    return {
+      era: "modern",
+      protocolVersion: version,
+      clientCapabilities: isPlainObject(capabilities) ? capabilities : undefined,
+      meta,
+    };
   }
 
   sessionClosed(): void {
@@ -252,8 +300,7 @@ export class ServerConnection implements SessionDispatcher {
   updateLegacy(snapshot: LegacySnapshot): void {
     const legacy = this.legacy;
     if (!legacy) return;
-    if (snapshot.initialized && !legacy.initialized)
-      this.handleNotification("notifications/initialized");
+    if (snapshot.initialized && !legacy.initialized) this.notified("notifications/initialized");
     const wanted = new Set(snapshot.subscriptions);
     for (const uri of [...(legacy.subscriptions ?? [])]) {
       if (!wanted.has(uri)) this.unsubscribe(legacy, uri);
@@ -272,7 +319,20 @@ export class ServerConnection implements SessionDispatcher {
   async handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
     const { method } = context;
     const meta = isPlainObject(params._meta) ? params._meta : undefined;
-    if (method === "initialize") return this.initialize(params);
+    if (method === "initialize") {
+      const chain = this.core.middleware.chainFor(method);
+      if (!chain) return this.initialize(params);
+      const routed: RoutedRequest = {
+        era: "legacy",
+        protocolVersion:
+          typeof params.protocolVersion === "string" ? params.protocolVersion : undefined,
+        clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : undefined,
+        meta,
+      };
+      return this.throughChain(chain, params, routed, context, async (given) =>
+        this.initialize(given),
+      );
+    }
     const modernShaped = meta !== undefined && META.protocolVersion in meta;
     if (modernShaped || !this.legacy) return this.dispatchModern(params, meta, context);
     return this.dispatchLegacy(params, meta ?? {}, context, this.legacy);
@@ -347,10 +407,67 @@ export class ServerConnection implements SessionDispatcher {
         `Method not found: ${method} (removed in ${version})`,
       );
     }
+    const chain = core.middleware.chainFor(method);
     if (method === "subscriptions/listen") {
       this.listening ??= new ListenUriCounter();
-      return serveListenRequest(core, this.listening, params, capabilities, context);
+      const listening = this.listening;
+      if (!chain) return serveListenRequest(core, listening, params, capabilities, context);
+      const routed = modernRouted(version, capabilities, meta);
+      return this.throughChain(chain, params, routed, context, (given) =>
+        serveListenRequest(core, listening, given, capabilities, context),
+      );
     }
+    let result = chain
+      ? await this.throughChain(
+          chain,
+          params,
+          modernRouted(version, capabilities, meta),
+          context,
+          (given) => this.serveModern(given, meta, version, capabilities, logLevel, context),
+        )
+      : await this.serveModern(params, meta, version, capabilities, logLevel, context);
+    if (method === "server/discover" && this.servedVersions !== core.servedVersions) {
+      result = Object.assign({}, result, { supportedVersions: this.servedVersions });
+    }
+    return core.decorateModern(method, result);
+  }
+
+  /**
+   * Runs `chain` around `serve`: the middleware sees the request after routing and the era's
+   * checks, and `serve` gets the params as the middleware left them.
+   */
+  private throughChain(
+    chain: readonly ServerMiddleware[],
+    params: JsonObject,
+    routed: RoutedRequest,
+    context: IncomingRequestContext,
+    serve: (params: JsonObject) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
+    return runRequestChain(
+      chain,
+      params,
+      routed,
+      context,
+      this.session.transport,
+      serve,
+      this.core.reportError,
+    );
+  }
+
+  /**
+   * A modern request's handler, and its input round's outcome: an input-required answer is an
+   * ordinary result to the middleware around it. Results come back undecorated.
+   */
+  private async serveModern(
+    params: JsonObject,
+    meta: JsonObject,
+    version: string,
+    capabilities: JsonObject,
+    logLevel: unknown,
+    context: IncomingRequestContext,
+  ): Promise<JsonObject> {
+    const { core } = this;
+    const { method } = context;
     // Only these methods may answer input_required; everywhere else input calls fail.
     const inputRound = INPUT_METHODS.has(method)
       ? new InputRound(core.requestStates, method, params, context.transport.principal)
@@ -383,13 +500,29 @@ export class ServerConnection implements SessionDispatcher {
     const outcome = inputRound?.outcome();
     if (outcome && "error" in outcome) throw outcome.error;
     if (outcome) result = outcome.result;
-    if (method === "server/discover" && this.servedVersions !== core.servedVersions) {
-      result.supportedVersions = this.servedVersions;
-    }
-    return core.decorateModern(method, result);
+    return result;
   }
 
   private async dispatchLegacy(
+    params: JsonObject,
+    meta: JsonObject,
+    context: IncomingRequestContext,
+    legacy: LegacyState,
+  ): Promise<JsonObject> {
+    const chain = this.core.middleware.chainFor(context.method);
+    if (!chain) return this.serveLegacy(params, meta, context, legacy);
+    const routed: RoutedRequest = {
+      era: "legacy",
+      protocolVersion: legacy.protocolVersion,
+      clientCapabilities: legacy.clientCapabilities,
+      meta,
+    };
+    return this.throughChain(chain, params, routed, context, (given) =>
+      this.serveLegacy(given, meta, context, legacy),
+    );
+  }
+
+  private async serveLegacy(
     params: JsonObject,
     meta: JsonObject,
     context: IncomingRequestContext,
@@ -443,4 +576,8 @@ export class ServerConnection implements SessionDispatcher {
     });
     return this.core.handle(method, params, handlerContext);
   }
+}
+
+function modernRouted(version: string, capabilities: JsonObject, meta: JsonObject): RoutedRequest {
+  return { era: "modern", protocolVersion: version, clientCapabilities: capabilities, meta };
 }

@@ -30,7 +30,8 @@ export type {
   ToolOptions,
   ToolReturn,
 } from "./features.js";
-export { McpServer } from "./mcp-server.js";
+export { McpServer, type ServerExtension } from "./mcp-server.js";
+export type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 export type { RequestStateOptions } from "./mrtr/request-state.js";
 export type { InputRequest } from "./mrtr/round.js";
 export type { RequiredClientCapabilities } from "./required-capabilities.js";

@@ -1,6 +1,12 @@
 import { ErrorCode, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
+import {
+  checkExtension,
+  type Extension,
+  type ExtensionMethod,
+  extensionCapability,
+} from "../protocol/extension.js";
 import type {
   ClientCapabilities,
   Prompt,
@@ -9,6 +15,7 @@ import type {
   ServerCapabilities,
 } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
+import { MiddlewareStack } from "../protocol/middleware.js";
 import type { SessionOptions } from "../protocol/session.js";
 import type { Transport } from "../protocol/transport.js";
 import { type Era, LEGACY_VERSIONS, MODERN_VERSIONS } from "../protocol/versions.js";
@@ -30,6 +37,7 @@ import {
   type ToolHandler,
   type ToolOptions,
 } from "./features.js";
+import type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
 import { requirementError } from "./required-capabilities.js";
 import type { SchemaSource } from "./schema-source.js";
@@ -58,6 +66,9 @@ import { type ToolHandle, toolHandle } from "./tool-handle.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 
+/** An extension as a server installs it (see Extension and McpServer.install). */
+export type ServerExtension = Extension<McpServer, HandlerContext, ServerMiddlewareContext>;
+
 /**
  * An MCP server: register tools, resources and prompts once, then connect it to any number of
  * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
@@ -85,6 +96,8 @@ export class McpServer {
   readonly subscriptionEvents: SubscriptionEventSource;
   /** @internal for transports and connections. */
   readonly sessionOptions: SessionOptions;
+  /** @internal for connections: what use() added. */
+  readonly middleware = new MiddlewareStack<ServerMiddlewareContext>();
   private readonly features: Features;
   /**
    * What capabilities(era) answers, kept for handle()'s checks until a feature is added or
@@ -93,6 +106,12 @@ export class McpServer {
   private offered: Partial<Record<Era, ServerCapabilities>> = {};
   private readonly connections = new Set<ServerConnection>();
   private readonly changeListeners = new Set<(kind: FeatureKind) => void>();
+  /** Installed extensions by id, in order, and the methods they answer. */
+  private readonly extensions = new Map<string, ServerExtension>();
+  private readonly extensionMethods = new Map<
+    string,
+    { id: string; handler: ExtensionMethod<HandlerContext> }
+  >();
   /** Made with the first task tool: servers without one never load a store. */
   private taskManager: TaskManager | undefined;
   private legacyTasks: LegacyTasks | undefined;
@@ -134,6 +153,47 @@ export class McpServer {
     this.subscriptionEvents = options.subscriptionEvents ?? new InMemoryEventSource();
     // Legacy sessions hear the same events as listen streams (also those of a shared bus).
     this.subscriptionEvents.subscribe((event) => this.deliverToLegacy(event));
+  }
+
+  /**
+   * Adds middleware around every request and notification (or, given a method, around those of
+   * that method only). The first added runs outermost. It runs for both eras and every
+   * transport, after routing and the era's checks and before the method's handler (which then
+   * validates what the middleware left in `ctx.params`). See docs/middleware.md.
+   */
+  use(middleware: ServerMiddleware): this;
+  use(method: string, middleware: ServerMiddleware): this;
+  use(first: string | ServerMiddleware, second?: ServerMiddleware): this {
+    if (typeof first === "string") this.middleware.use(first, second!);
+    else this.middleware.use(first);
+    return this;
+  }
+
+  /**
+   * Installs an extension: its capability (`capabilities.extensions[id]`, both eras), its
+   * methods (answered in both eras, behind the middleware), its middleware (after what was
+   * added before), then its setup step. One extension per id.
+   */
+  install(extension: ServerExtension): this {
+    checkExtension(extension, this.extensions);
+    const methods = Object.entries(extension.methods ?? {});
+    for (const [method] of methods) {
+      const owner = this.extensionMethods.get(method);
+      if (owner) {
+        throw new Error(`extension ${extension.id}: ${method} is already answered by ${owner.id}`);
+      }
+    }
+    this.extensions.set(extension.id, extension);
+    for (const [method, handler] of methods) {
+      this.extensionMethods.set(method, { id: extension.id, handler });
+    }
+    for (const entry of extension.middleware ?? []) {
+      if (typeof entry === "function") this.use(entry);
+      else this.use(entry.method, entry.middleware);
+    }
+    this.offered = {};
+    extension.setup?.(this);
+    return this;
   }
 
   /**
@@ -277,6 +337,13 @@ export class McpServer {
         capabilities.tasks = legacyTasksCapability(this.taskManager.store.listIds !== undefined);
       }
     }
+    for (const extension of this.extensions.values()) {
+      const offered = extensionCapability(extension, era);
+      if (offered === undefined) continue;
+      capabilities.extensions = Object.assign({}, capabilities.extensions, {
+        [extension.id]: offered,
+      });
+    }
     const extra = this.options.capabilities;
     if (capabilities.extensions && extra?.extensions) {
       return {
@@ -351,6 +418,10 @@ export class McpServer {
         if (capabilities.completions) return (await features.complete(params)) as JsonObject;
         break;
     }
+    const own = this.extensionMethods.get(method);
+    const extensions = capabilities.extensions as JsonObject | undefined;
+    // An extension's methods exist while its capability is offered.
+    if (own && extensions?.[own.id] !== undefined) return own.handler(params, context);
     throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   }
 

@@ -6,10 +6,12 @@ import type {
   LoggingLevel,
   ServerCapabilities,
 } from "../protocol/mcp-types.js";
+import type { MiddlewareStack } from "../protocol/middleware.js";
 import type { RequestOptions, SessionOptions } from "../protocol/session.js";
 import type { Era } from "../protocol/versions.js";
 import type { SchemaValidator } from "../schema/validator.js";
 import type { HandlerContext } from "./context.js";
+import type { ServerMiddlewareContext } from "./middleware-chain.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource, SubscriptionLimits } from "./subscriptions.js";
 import type { TasksOptions } from "./tasks/manager.js";
@@ -89,6 +91,8 @@ export interface ServerCore {
   readonly requestStates: RequestStateCodec;
   /** The events subscriptions/listen streams deliver. */
   readonly subscriptionEvents: SubscriptionEventSource;
+  /** What server.use() added; connections skip it while it is empty. */
+  readonly middleware: MiddlewareStack<ServerMiddlewareContext>;
   capabilities(era: Era): ServerCapabilities;
   /** Runs an era-independent method (tools, resources, prompts, completion, discover). */
   handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject>;

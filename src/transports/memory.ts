@@ -42,6 +42,7 @@ export function createMemoryPair(options: MemoryPairOptions = {}): [Transport, T
 type Delivery = { kind: "message"; payload: string | JsonRpcMessage } | { kind: "end" };
 
 class MemoryTransport implements Transport {
+  readonly kind = "memory" as const;
   readonly closed: Promise<CloseInfo>;
   private readonly serialize: boolean;
   private peer!: MemoryTransport;

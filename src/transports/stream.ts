@@ -1,7 +1,12 @@
 import type { Readable, Writable } from "node:stream";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
-import type { CloseInfo, Transport, TransportReceiver } from "../protocol/transport.js";
+import type {
+  CloseInfo,
+  Transport,
+  TransportKind,
+  TransportReceiver,
+} from "../protocol/transport.js";
 import {
   NdjsonDecoder,
   type NdjsonDecoderOptions,
@@ -34,6 +39,7 @@ export interface StreamTransportOptions extends NdjsonDecoderOptions {
  * stdio and socket transports. End of input closes the channel, as EOF does on stdio.
  */
 export class StreamTransport implements Transport {
+  readonly kind: TransportKind = "stream";
   readonly closed: Promise<CloseInfo>;
   private readonly input: Readable;
   private readonly output: Writable;

@@ -39,6 +39,7 @@ function withClientSubscriptionId(
 }
 
 export class HttpServerTransport implements Transport, ExchangeOwner {
+  readonly kind = "http" as const;
   readonly closed: Promise<CloseInfo>;
   private receiver: TransportReceiver | undefined;
   /**

@@ -29,6 +29,7 @@ const DEFAULT_LINGER_MS = 2000;
  * flushes, sends our end of stream, then releases the socket (see lingerMs).
  */
 export class SocketTransport extends StreamTransport {
+  override readonly kind = "socket" as const;
   /**
    * Who is on the other end, for logs: the address connected to ("tcp://host:port",
    * "unix:/path"), or on the accepting side the remote "127.0.0.1:53211" (or "unix").

@@ -93,6 +93,7 @@ const EXIT_DRAIN_MS = 250;
  * tree. An exit that close() did not ask for closes the channel with a ServerExitedError.
  */
 export class StdioClientTransport implements Transport {
+  readonly kind = "stdio" as const;
   readonly closed: Promise<CloseInfo>;
   /** Resolves when the child exits ({ code: null, signal: null } if it never started). */
   readonly exited: Promise<ExitStatus>;

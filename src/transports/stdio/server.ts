@@ -48,6 +48,7 @@ const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM"] as const;
  * the error in its CloseInfo instead of crashing the process.
  */
 export class StdioServerTransport implements Transport {
+  readonly kind = "stdio" as const;
   readonly closed: Promise<CloseInfo>;
   private readonly input: Readable;
   private readonly output: Writable;

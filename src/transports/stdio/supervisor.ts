@@ -89,6 +89,7 @@ type State = "idle" | "running" | "restarting" | "closing" | "closed";
  * restart cap is hit the channel closes with an error naming the cap.
  */
 export class SupervisedStdioTransport implements Transport {
+  readonly kind = "stdio" as const;
   readonly closed: Promise<CloseInfo>;
   private readonly options: SupervisedStdioOptions;
   private readonly policy: RestartPolicy;

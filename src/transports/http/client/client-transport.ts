@@ -58,6 +58,7 @@ const ACCEPT = "application/json, text/event-stream";
 // Also an HttpCarrier for its own session classes, structurally: those members are marked
 // internal and left out of the declarations, so the clause names Transport only.
 export class HttpClientTransport implements Transport {
+  readonly kind = "http" as const;
   readonly url: URL;
   readonly options: HttpClientTransportOptions;
   readonly closed: Promise<CloseInfo>;

@@ -125,6 +125,8 @@ export class PostReply {
 }
 
 export interface SessionTransportHost {
+  /** The session's id (Mcp-Session-Id). */
+  readonly id: string;
   /** The standalone GET stream, when the client opened one. */
   standalone(): ResumableStream | undefined;
   /**
@@ -142,6 +144,11 @@ export interface SessionTransportHost {
 }
 
 export class LegacySessionTransport implements Transport {
+  readonly kind = "http" as const;
+
+  get sessionId(): string {
+    return this.host.id;
+  }
   readonly closed: Promise<CloseInfo>;
   private readonly host: SessionTransportHost;
   private receiver: TransportReceiver | undefined;

@@ -33,6 +33,7 @@ export const DEFAULT_MAX_SSE_SESSIONS = 1_000;
 
 /** One HTTP+SSE session: everything the server sends goes down the stream. */
 class SseSessionTransport implements Transport {
+  readonly kind = "sse" as const;
   readonly closed: Promise<CloseInfo>;
   readonly stream: SseStream;
   private receiver: TransportReceiver | undefined;
@@ -43,6 +44,7 @@ class SseSessionTransport implements Transport {
   private readonly onUnread: (backlog: number) => void;
 
   constructor(
+    readonly sessionId: string,
     keepAliveMs: number,
     maxBacklogBytes: number,
     onGone: () => void,
@@ -131,6 +133,7 @@ export class SseFallback {
     }
     const id = randomUUID();
     const transport = new SseSessionTransport(
+      id,
       this.keepAliveMs,
       this.maxBacklogBytes,
       () => void session.close(),

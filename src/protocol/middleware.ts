@@ -1,0 +1,165 @@
+import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import type { TransportKind } from "./transport.js";
+import type { Era } from "./versions.js";
+
+/**
+ * What a middleware sees of one request or notification, on either side. The server's and the
+ * client's contexts add their own facts (see ServerMiddlewareContext, ClientMiddlewareContext).
+ */
+export interface MiddlewareContext {
+  readonly method: string;
+  /** What the handler (server) or the wire (client) gets; a middleware may replace it. */
+  params: JsonObject;
+  /** The request's `_meta` as it came (server) or as it will go (client), if any. */
+  readonly meta: JsonObject | undefined;
+  /** The era of the exchange; undefined while none is known (before a handshake). */
+  readonly era: Era | undefined;
+  /** Which kind of transport carries it (undefined for a transport that does not say). */
+  readonly transport: TransportKind | undefined;
+  /** The legacy session's id (Streamable HTTP `Mcp-Session-Id`), if there is one. */
+  readonly sessionId: string | undefined;
+  /**
+   * The JSON-RPC id: the incoming request's on a server; on a client, set once the request is
+   * sent (read it after `next()`). Undefined for a notification.
+   */
+  readonly requestId: JsonRpcId | undefined;
+  /** Whoever the transport authenticated (server side, HTTP auth), if anyone. */
+  readonly principal: unknown;
+  /** Aborted when the request is cancelled or its carrier goes away. */
+  readonly signal: AbortSignal;
+  /** True for a notification: its result is ignored, and not calling next() drops it. */
+  readonly notification: boolean;
+}
+
+/** Runs the rest of the chain (the next middleware, finally the handler or the wire). */
+export type Next = () => Promise<JsonObject>;
+
+/**
+ * Cross-cutting work around requests: `async (ctx, next) => result`. Call `next()` at most once
+ * and return what it gave (or something else); return without calling it to answer yourself.
+ * The first registered runs outermost, on the way in and on the way out.
+ */
+export type Middleware<C extends MiddlewareContext = MiddlewareContext> = (
+  ctx: C,
+  next: Next,
+) => JsonObject | Promise<JsonObject>;
+
+/** A middleware for one method only (an extension's, say). */
+export interface MethodMiddleware<C extends MiddlewareContext = MiddlewareContext> {
+  method: string;
+  middleware: Middleware<C>;
+}
+
+/** What a second `next()` call throws: running the rest of a chain twice is a bug. */
+export class NextCalledTwiceError extends Error {
+  override name = "NextCalledTwiceError";
+  constructor(method: string) {
+    super(`a middleware called next() more than once for ${method}`);
+  }
+}
+
+export interface ComposeOptions {
+  /**
+   * Whether next() may be called again after it rejected (a client's retry). Never while a call
+   * is in flight, never after one succeeded.
+   */
+  retryAfterFailure?: boolean;
+}
+
+const IDLE = 0;
+const RUNNING = 1;
+const FAILED = 2;
+const DONE = 3;
+
+/**
+ * The chain as one function: middleware in order, then `terminal`. Each middleware gets a next()
+ * of its own, so that calling it twice is caught where it happens.
+ */
+export function compose<C extends MiddlewareContext>(
+  chain: readonly Middleware<C>[],
+  terminal: (ctx: C) => Promise<JsonObject>,
+  options: ComposeOptions = {},
+): (ctx: C) => Promise<JsonObject> {
+  const retry = options.retryAfterFailure === true;
+  const dispatch = (index: number, ctx: C): Promise<JsonObject> => {
+    if (index === chain.length) return terminal(ctx);
+    let state = IDLE;
+    const next: Next = () => {
+      if (state === RUNNING || state === DONE || (state === FAILED && !retry)) {
+        throw new NextCalledTwiceError(ctx.method);
+      }
+      state = RUNNING;
+      return dispatch(index + 1, ctx).then(
+        (result) => {
+          state = DONE;
+          return result;
+        },
+        (error: unknown) => {
+          state = FAILED;
+          throw error;
+        },
+      );
+    };
+    try {
+      return Promise.resolve(chain[index]!(ctx, next));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  return (ctx) => dispatch(0, ctx);
+}
+
+/**
+ * The middleware registered on one side, and per method the chain that applies to it. The
+ * chains are made when a middleware is added, never per request: the method of a request is the
+ * peer's string, and a cache keyed by it would grow without bound.
+ */
+export class MiddlewareStack<C extends MiddlewareContext> {
+  private readonly entries: { method: string | undefined; middleware: Middleware<C> }[] = [];
+  /** Middleware for every method, in registration order; undefined when there is none. */
+  private everyMethod: readonly Middleware<C>[] | undefined;
+  /** For each method some middleware names, the full chain (global ones interleaved in order). */
+  private perMethod: Map<string, readonly Middleware<C>[]> | undefined;
+
+  /** True until the first middleware is added: the dispatchers then skip the chain entirely. */
+  get empty(): boolean {
+    return this.entries.length === 0;
+  }
+
+  use(middleware: Middleware<C>): void;
+  use(method: string, middleware: Middleware<C>): void;
+  use(first: string | Middleware<C>, second?: Middleware<C>): void {
+    const method = typeof first === "string" ? first : undefined;
+    const middleware = typeof first === "string" ? second : first;
+    if (typeof middleware !== "function") {
+      throw new TypeError("use() needs a middleware function: use(mw) or use(method, mw)");
+    }
+    if (method !== undefined && method.length === 0) {
+      throw new TypeError("use(method, mw): the method must be a non-empty string");
+    }
+    this.entries.push({ method, middleware });
+    this.rebuild();
+  }
+
+  /** The chain for `method`, or undefined when no middleware applies to it. */
+  chainFor(method: string): readonly Middleware<C>[] | undefined {
+    return this.perMethod?.get(method) ?? this.everyMethod;
+  }
+
+  private rebuild(): void {
+    const global = this.entries.filter((entry) => entry.method === undefined);
+    this.everyMethod = global.length > 0 ? global.map((entry) => entry.middleware) : undefined;
+    const methods = new Set<string>();
+    for (const entry of this.entries) if (entry.method !== undefined) methods.add(entry.method);
+    this.perMethod = methods.size > 0 ? new Map() : undefined;
+    for (const method of methods) {
+      const chain = this.entries
+        .filter((entry) => entry.method === undefined || entry.method === method)
+        .map((entry) => entry.middleware);
+      this.perMethod!.set(method, chain);
+    }
+  }
+}
+
+/** A signal that never fires, for contexts whose carrier cannot abort (a notification's). */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;

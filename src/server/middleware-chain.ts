@@ -1,0 +1,143 @@
+import { InternalError, JsonRpcError } from "../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import type { ClientCapabilities } from "../protocol/mcp-types.js";
+import {
+  compose,
+  type Middleware,
+  type MiddlewareContext,
+  NEVER_ABORTED,
+} from "../protocol/middleware.js";
+import type { IncomingRequestContext } from "../protocol/session.js";
+import type { MessageContext, Transport, TransportKind } from "../protocol/transport.js";
+import type { Era } from "../protocol/versions.js";
+
+/** What a server middleware sees: the shared facts plus what the client declared. */
+export interface ServerMiddlewareContext extends MiddlewareContext {
+  /** The negotiated (legacy) or requested (modern) version; undefined for some notifications. */
+  readonly protocolVersion: string | undefined;
+  /** What the client declared (its `initialize`, or this request's `_meta`). */
+  readonly clientCapabilities: ClientCapabilities | undefined;
+}
+
+export type ServerMiddleware = Middleware<ServerMiddlewareContext>;
+
+/** The era facts a request was routed with. */
+export interface RoutedRequest {
+  era: Era;
+  protocolVersion: string | undefined;
+  clientCapabilities: ClientCapabilities | undefined;
+  meta: JsonObject | undefined;
+}
+
+/** One incoming request's context; the abort signal is made only if a middleware reads it. */
+class RequestMiddlewareContext implements ServerMiddlewareContext {
+  readonly method: string;
+  params: JsonObject;
+  readonly meta: JsonObject | undefined;
+  readonly era: Era;
+  readonly protocolVersion: string | undefined;
+  readonly clientCapabilities: ClientCapabilities | undefined;
+  readonly transport: TransportKind | undefined;
+  readonly sessionId: string | undefined;
+  readonly notification = false;
+  private readonly request: IncomingRequestContext;
+
+  constructor(
+    params: JsonObject,
+    routed: RoutedRequest,
+    request: IncomingRequestContext,
+    transport: Transport,
+  ) {
+    this.method = request.method;
+    this.params = params;
+    this.meta = routed.meta;
+    this.era = routed.era;
+    this.protocolVersion = routed.protocolVersion;
+    this.clientCapabilities = routed.clientCapabilities;
+    this.transport = transport.kind;
+    this.sessionId = transport.sessionId;
+    this.request = request;
+  }
+
+  get requestId(): JsonRpcId {
+    return this.request.id;
+  }
+  get principal(): unknown {
+    return this.request.transport.principal;
+  }
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
+}
+
+/**
+ * Runs `chain` around `handler`. The handler's own failures pass through untouched (the
+ * session answers them as before); a middleware's JsonRpcError becomes the error reply, and
+ * anything else it throws is reported and answered -32603 with nothing of it leaked.
+ */
+export async function runRequestChain(
+  chain: readonly ServerMiddleware[],
+  params: JsonObject,
+  routed: RoutedRequest,
+  request: IncomingRequestContext,
+  transport: Transport,
+  handler: (params: JsonObject) => Promise<JsonObject>,
+  report: (error: Error) => void,
+): Promise<JsonObject> {
+  const ctx = new RequestMiddlewareContext(params, routed, request, transport);
+  let handlerFailure: unknown = NO_FAILURE;
+  const terminal = async (current: ServerMiddlewareContext): Promise<JsonObject> => {
+    try {
+      return await handler(current.params);
+    } catch (error) {
+      handlerFailure = error;
+      throw error;
+    }
+  };
+  try {
+    return await compose(chain, terminal)(ctx);
+  } catch (error) {
+    if (error === handlerFailure || error instanceof JsonRpcError) throw error;
+    if (!request.signal.aborted) report(middlewareFailure(ctx.method, error));
+    throw new InternalError();
+  }
+}
+
+/** A notification's way through the chain; `deliver` runs unless a middleware drops it. */
+export function runNotificationChain(
+  chain: readonly ServerMiddleware[],
+  method: string,
+  params: JsonObject,
+  routed: RoutedRequest | undefined,
+  message: MessageContext,
+  transport: Transport,
+  deliver: () => void,
+  report: (error: Error) => void,
+): void {
+  const ctx: ServerMiddlewareContext = {
+    method,
+    params,
+    meta: routed?.meta,
+    era: routed?.era,
+    protocolVersion: routed?.protocolVersion,
+    clientCapabilities: routed?.clientCapabilities,
+    transport: transport.kind,
+    sessionId: transport.sessionId,
+    requestId: undefined,
+    principal: message.principal,
+    signal: message.signal ?? NEVER_ABORTED,
+    notification: true,
+  };
+  const terminal = async (): Promise<JsonObject> => {
+    deliver();
+    return {};
+  };
+  compose(chain, terminal)(ctx).catch((error: unknown) => report(middlewareFailure(method, error)));
+}
+
+const NO_FAILURE = Symbol("no failure");
+
+function middlewareFailure(method: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  return new Error(`middleware for ${method} failed: ${message}`, { cause: error });
+}
