@@ -11,6 +11,7 @@
 import { open, readFile, stat, unlink } from "node:fs/promises";
 import { homedir, hostname } from "node:os";
 import { dirname, join } from "node:path";
+import { ignoring } from "../text/ignored-error.js";
 import {
   ensureDirectory as ensureTrustedDirectory,
   readIfExists,
@@ -224,7 +225,7 @@ export class FileTokenStore implements TokenStore {
     try {
       return await body();
     } finally {
-      await unlink(lock).catch(() => {});
+      await unlink(lock).catch(ignoring("removing the token file's lock"));
     }
   }
 }

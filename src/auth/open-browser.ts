@@ -5,16 +5,18 @@
  * involved, the URL is one argument.
  */
 import { spawn } from "node:child_process";
+import { ignoreError, ignoring } from "../text/ignored-error.js";
 
 export function openBrowser(url: string, env: NodeJS.ProcessEnv = process.env): void {
   const [command, ...args] = browserCommand(env);
   if (command === undefined) return;
   try {
     const child = spawn(command, [...args, url], { stdio: "ignore", detached: true });
-    child.on("error", () => {});
+    child.on("error", ignoring(`opening a browser with ${command}`));
     child.unref();
-  } catch {
+  } catch (error) {
     // No such command: the printed URL is enough.
+    ignoreError(`opening a browser with ${command}`, error);
   }
 }
 

@@ -8,6 +8,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../jsonrpc/types.js";
+import { ignoring } from "../text/ignored-error.js";
 import { printableLine } from "../text/printable.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
@@ -321,7 +322,9 @@ export class Session {
       entry,
       (notificationMethod, params) => {
         if (entry.cancelled || this.active.get(id) !== entry) return Promise.resolve();
-        return this.notify(notificationMethod, params, { relatedRequestId: id }).catch(() => {});
+        return this.notify(notificationMethod, params, { relatedRequestId: id }).catch(
+          ignoring("sending a request's progress or log notification"),
+        );
       },
     );
     entry.done = this.run(handler, request, handlerContext, entry, carrier, onCarrierAbort);
@@ -408,12 +411,14 @@ export class Session {
               message: `Message of ${error.size} bytes exceeds the ${error.limit}-byte limit`,
             },
           };
-    this.transport.send(response).catch(() => {});
+    this.transport.send(response).catch(ignoring("answering an unreadable message"));
   }
 
   private cancelOnWire(id: JsonRpcId, reason: string): void {
     if (this.transport.cancel?.(id, reason)) return;
-    this.notify("notifications/cancelled", { requestId: id, reason }).catch(() => {});
+    this.notify("notifications/cancelled", { requestId: id, reason }).catch(
+      ignoring("sending a cancellation"),
+    );
   }
 
   private report(error: Error): void {

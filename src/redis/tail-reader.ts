@@ -5,6 +5,8 @@
  * is in the next read at once. The connection opens with the first waiter and closes with the
  * reader.
  */
+
+import { ignoring } from "../text/ignored-error.js";
 import type { RedisClientLike } from "./client.js";
 import type { RedisCommands } from "./commands.js";
 
@@ -85,7 +87,9 @@ export class TailReader {
    */
   private unblock(): void {
     if (!this.joined || this.closed || this.connectionId === undefined) return;
-    this.commands.send(["CLIENT", "UNBLOCK", this.connectionId]).catch(() => {});
+    this.commands
+      .send(["CLIENT", "UNBLOCK", this.connectionId])
+      .catch(ignoring("unblocking the event stream reader"));
     setTimeout(() => this.unblock(), UNBLOCK_AGAIN_MS).unref();
   }
 
@@ -130,7 +134,7 @@ export class TailReader {
   private async connect(): Promise<RedisClientLike> {
     if (this.connection) return this.connection;
     const connection = this.commands.client.duplicate();
-    connection.on("error", () => {});
+    connection.on("error", ignoring("the event stream reader's Redis connection"));
     try {
       await connection.connect();
       this.connectionId = String(await connection.sendCommand(["CLIENT", "ID"]));

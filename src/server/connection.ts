@@ -16,6 +16,7 @@ import type { IncomingRequestContext, SessionDispatcher } from "../protocol/sess
 import { Session } from "../protocol/session.js";
 import type { MessageContext, Transport } from "../protocol/transport.js";
 import { type Era, isLegacyVersion, LATEST_LEGACY_VERSION } from "../protocol/versions.js";
+import { ignoring } from "../text/ignored-error.js";
 import { createHandlerContext, type HandlerContext } from "./context.js";
 import { InitializedGate } from "./initialized-gate.js";
 import {
@@ -184,19 +185,25 @@ export class ServerConnection implements SessionDispatcher {
   notifyListChanged(kind: "tools" | "resources" | "prompts", origin?: string): void {
     if (!this.legacy?.initialized) return;
     const method = `notifications/${kind}/list_changed`;
-    void this.session.notify(method, undefined, { origin }).catch(() => {});
+    void this.session
+      .notify(method, undefined, { origin })
+      .catch(ignoring("sending a list_changed notification"));
   }
 
   /** notifications/tasks/status (2025-11-25) for a task this session made. */
   notifyTaskStatus(task: JsonObject): void {
     if (!this.legacy?.initialized) return;
-    void this.session.notify("notifications/tasks/status", task).catch(() => {});
+    void this.session
+      .notify("notifications/tasks/status", task)
+      .catch(ignoring("sending notifications/tasks/status"));
   }
 
   notifyResourceUpdated(uri: string, origin?: string): void {
     if (!this.legacy?.subscriptions?.has(uri)) return;
     const method = "notifications/resources/updated";
-    void this.session.notify(method, { uri }, { origin }).catch(() => {});
+    void this.session
+      .notify(method, { uri }, { origin })
+      .catch(ignoring("sending notifications/resources/updated"));
   }
 
   private async subscribe(legacy: LegacyState, uri: string): Promise<void> {
@@ -254,8 +261,15 @@ export class ServerConnection implements SessionDispatcher {
     for (const uri of [...(this.watches?.keys() ?? [])]) this.unsubscribe(legacy, uri);
     if (legacy.logLevel !== undefined) {
       legacy.logLevel = undefined;
-      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
+      this.logLevelsChanged();
     }
+  }
+
+  /** A relay hears that a session's level changed; a failure there changes nothing here. */
+  private logLevelsChanged(): void {
+    void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(
+      ignoring("passing a session's log level on"),
+    );
   }
 
   /** What `initialize` established here (and changed since); undefined before it. */
@@ -288,9 +302,7 @@ export class ServerConnection implements SessionDispatcher {
     for (const uri of snapshot.subscriptions) {
       void this.subscribe(legacy, uri).catch((error) => this.core.reportError(error));
     }
-    if (legacy.logLevel !== undefined) {
-      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
-    }
+    if (legacy.logLevel !== undefined) this.logLevelsChanged();
   }
 
   /**
@@ -311,7 +323,7 @@ export class ServerConnection implements SessionDispatcher {
     }
     if (snapshot.logLevel !== legacy.logLevel) {
       legacy.logLevel = snapshot.logLevel;
-      void Promise.resolve(this.core.legacyLogLevelsChanged?.()).catch(() => {});
+      this.logLevelsChanged();
     }
   }
 

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../jsonrpc/types.js";
+import { ignoreError } from "../text/ignored-error.js";
 
 /**
  * The parts of Standard Schema v1 and Standard JSON Schema v1 (standardschema.dev) that tools
@@ -89,7 +90,9 @@ export function toJsonSchema(
           target: "draft-2020-12",
           libraryOptions: { unrepresentable: "any" },
         } as { target: string }) as JsonObject;
-      } catch {}
+      } catch (retried) {
+        ignoreError(`${where}: converting without unrepresentable types`, retried);
+      }
     }
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`${where}: cannot be converted to JSON Schema: ${reason}`);

@@ -9,6 +9,7 @@ import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ServerCapabilities, SubscriptionFilter } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import { honouredFilter } from "../protocol/subscription-filter.js";
+import { ignoreError, ignoring } from "../text/ignored-error.js";
 import { withEventId } from "./event-ids.js";
 import { TASKS_EXTENSION } from "./tasks/wire.js";
 
@@ -74,8 +75,9 @@ export class InMemoryEventSource implements SubscriptionEventSource {
     for (const listener of [...this.listeners]) {
       try {
         listener(event);
-      } catch {
+      } catch (error) {
         // One broken listener must not starve the others.
+        ignoreError("a subscription event listener threw", error);
       }
     }
   }
@@ -257,7 +259,7 @@ export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
     await notify(
       "notifications/cancelled",
       tagged({ requestId: id, reason: `subscription ended by the server: ${reason}` }),
-    ).catch(() => {});
+    ).catch(ignoring("telling a listen stream it ended"));
     return completion;
   };
   if (signal.aborted) return end();

@@ -1,5 +1,6 @@
 import { InvalidParamsError, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { ignoring } from "../../text/ignored-error.js";
 import { type HandlerContext, legacyConnectionOf } from "../context.js";
 import { paginate } from "../registry.js";
 import { legacyTask, legacyTaskOwner, RELATED_TASK } from "./legacy-wire.js";
@@ -144,7 +145,7 @@ export class LegacyTasks {
             await this.manager.withdrawInput(record.taskId, key, error);
           },
         )
-        .catch(() => {});
+        .catch(ignoring("passing a task's input request on"));
     }
   }
 

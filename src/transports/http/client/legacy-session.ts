@@ -7,6 +7,7 @@
  */
 import { LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from "../../../jsonrpc/types.js";
+import { ignoreError } from "../../../text/ignored-error.js";
 import { failureReplyIn, replyIn, sseReplyIn } from "./answer-reader.js";
 import type { HttpCarrier } from "./carrier.js";
 import { HttpStatusError } from "./era.js";
@@ -149,8 +150,9 @@ export class LegacySession {
         headers["MCP-Protocol-Version"] = this.protocolVersion;
       const answer = await this.carrier.request("DELETE", headers, cancel);
       answer.discard();
-    } catch {
+    } catch (error) {
       // The server may be gone already; the session dies with it.
+      ignoreError("ending the legacy session (DELETE)", error);
     } finally {
       clearTimeout(timer);
     }

@@ -7,6 +7,7 @@
  */
 import { ErrorCode } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId } from "../../../jsonrpc/types.js";
+import { ignoreError } from "../../../text/ignored-error.js";
 import { SseStream } from "../sse.js";
 import { AppendConflict, type ClusterEventStore } from "./cluster.js";
 import { RESTARTED_BEFORE_REPLY } from "./legacy-responses.js";
@@ -74,8 +75,9 @@ export function tailResponse(options: TailOptions): Response {
       for await (const event of events.tail(sessionId, streamId, afterSeq, stop.signal)) {
         await connection.write(event.message, event.id);
       }
-    } catch {
+    } catch (error) {
       // The store failed: the connection ends, and the client resumes from its last event.
+      ignoreError("replaying a stream from the event store", error);
     } finally {
       options.signal.removeEventListener("abort", abort);
       connection.end();

@@ -8,6 +8,7 @@ import { HEADER, type HeaderSource } from "../../../protocol/http-headers.js";
 import type { MessageContext } from "../../../protocol/transport.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
 import type { McpServer } from "../../../server/mcp-server.js";
+import { ignoring } from "../../../text/ignored-error.js";
 import type { HeaderPairs } from "../security.js";
 import type { ClusterMessage } from "./cluster.js";
 import { ClusterMember } from "./cluster-member.js";
@@ -324,7 +325,7 @@ export class LegacyHandler {
     if (session.protocolVersion !== undefined && !(await session.stateStored())) {
       // No other instance could find it: no session rather than half of one.
       await response.body?.cancel();
-      await this.end(session).catch(() => {}); // nothing shared was written
+      await this.end(session).catch(ignoring("ending a session whose state was not stored"));
       return errorResponse(
         message.id,
         "Service Unavailable: session state could not be stored",

@@ -6,6 +6,7 @@
  * the events after its cursor, then the live rest.
  */
 import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
+import { ignoring } from "../../../text/ignored-error.js";
 import type { EventSink } from "../exchange.js";
 import { formatPrimingEvent, formatSseEvent } from "../sse.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
@@ -82,7 +83,9 @@ export class ResumableStream {
     this.options = options;
     this.seq = options.initialSeq ?? 0;
     this.durable = options.registered !== undefined;
-    if (options.registered) this.written = options.registered.catch(() => {});
+    if (options.registered) {
+      this.written = options.registered.catch(ignoring("registering a stream in the event store"));
+    }
   }
 
   /** True while an HTTP connection carries this stream. */
@@ -163,7 +166,7 @@ export class ResumableStream {
       return this.send(connection, message, id);
     };
     void prelude(send)
-      .catch(() => {})
+      .catch(ignoring("replaying a stream's stored events"))
       .finally(() => {
         if (this.held === held) this.held = undefined;
         for (const write of held) void this.write(write.message, write.origin).then(write.done);
@@ -192,7 +195,9 @@ export class ResumableStream {
     const stored = this.options.store.append(this.options.sessionId, this.id, event);
     // Chained, so that awaiting it means every earlier append has landed too. A synchronous
     // store has landed it already: no two promises and closures per event for nothing.
-    if (stored !== undefined) this.written = this.written.then(() => stored).catch(() => {});
+    if (stored !== undefined) {
+      this.written = this.written.then(() => stored).catch(ignoring("storing an event"));
+    }
     if (this.pending) {
       this.pending.push(event);
       return Promise.resolve();
@@ -240,7 +245,9 @@ export class ResumableStream {
     if (this.ended) return;
     this.ended = true;
     const { markEnd } = this.options;
-    if (markEnd && !quiet) this.written = this.written.then(markEnd).catch(() => {});
+    if (markEnd && !quiet) {
+      this.written = this.written.then(markEnd).catch(ignoring("recording a stream's end"));
+    }
     this.afterStored(() => {
       if (!this.pending && !this.held) this.closeConnection(this.onDelivered());
       this.reportIfFinished();
