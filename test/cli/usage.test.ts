@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runCli, STDIO_SERVER } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
-/** Every mistake in the command line: one line on stderr, nothing on stdout, exit 2. */
+/**
+ * Every mistake in the command line: one line on stderr, nothing on stdout, exit 2. They are
+ * found before anything connects or starts, so they run in process against run(); what needs a
+ * real server, and the real bin (main.test.ts), are subprocess tests.
+ */
 async function assertUsageError(args: string[], message: RegExp): Promise<void> {
-  const run = await runCli(args);
+  const run = await runInProcess(args);
   assert.equal(run.code, 2, run.stderr);
   assert.equal(run.stdout, "");
   assert.match(run.stderr, /^mcpwire: [^\n]+\n$/);
@@ -23,7 +28,7 @@ describe("mcpwire command-line errors", () => {
   });
 
   it("mcpwire alone prints the usage on stderr and exits 2", async () => {
-    const run = await runCli([]);
+    const run = await runInProcess([]);
     assert.equal(run.code, 2);
     assert.equal(run.stdout, "");
     assert.match(
@@ -33,8 +38,12 @@ describe("mcpwire command-line errors", () => {
   });
 
   it("a bare word as tool arguments says key=value or JSON is expected", async () => {
-    await assertUsageError(
-      ["call", "echo", "hello", "--", process.execPath, STDIO_SERVER],
+    // call reads its arguments once connected, so this one starts a real server: a subprocess.
+    const run = await runCli(["call", "echo", "hello", "--", process.execPath, STDIO_SERVER]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.match(
+      run.stderr,
       /^mcpwire: tool arguments: expected key=value or JSON, got "hello"\n$/,
     );
   });
@@ -65,18 +74,18 @@ describe("mcpwire command-line errors", () => {
   });
 
   it("prints help for the command and for each verb", async () => {
-    const top = await runCli(["--help"]);
+    const top = await runInProcess(["--help"]);
     assert.equal(top.code, 0);
     assert.match(top.stdout, /mcpwire discover <target>/);
     for (const verb of ["discover", "call", "read", "prompt", "raw", "gateway"]) {
-      const run = await runCli([verb, "--help"]);
+      const run = await runInProcess([verb, "--help"]);
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stdout, new RegExp(`^Usage: mcpwire ${verb} `));
     }
   });
 
   it("a refused connection is a run-time failure: one line, exit 1", async () => {
-    const run = await runCli(["discover", "tcp://127.0.0.1:1"]);
+    const run = await runInProcess(["discover", "tcp://127.0.0.1:1"]);
     assert.equal(run.code, 1);
     assert.match(
       run.stderr,

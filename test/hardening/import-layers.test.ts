@@ -142,6 +142,50 @@ function wrongWay(graph: Map<string, string[]>): string[] {
   return wrong;
 }
 
+/**
+ * Inside src/cli, folder by job -> the cli folders it may import: core/ (arguments, errors,
+ * terminal) is the floor, connect/ reaches servers, the verbs use both, and the bigger jobs
+ * (gateway, shell, tap, auth) may reuse a verb. Files at src/cli's root (the bin, run.ts, which
+ * loads each verb on demand, start-demo) may import any.
+ */
+const CLI_LAYERS: Record<string, readonly string[]> = {
+  core: [],
+  connect: ["core"],
+  verbs: ["core", "connect"],
+  gateway: ["core", "connect"],
+  shell: ["core", "connect", "verbs"],
+  tap: ["core", "connect"],
+  auth: ["core", "connect"],
+};
+
+function cliFolderOf(file: string): string | undefined {
+  const path = relative(join(SRC, "cli"), file).split(sep);
+  if (path[0] === "..") return undefined;
+  return path.length === 1 ? "." : (path[0] as string);
+}
+
+/** Every import inside src/cli that crosses its folders against CLI_LAYERS. */
+function wrongWayInCli(graph: Map<string, string[]>): string[] {
+  const wrong: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = cliFolderOf(file);
+    if (from === undefined || from === ".") continue;
+    const allowed = CLI_LAYERS[from];
+    if (allowed === undefined) {
+      wrong.push(`${relative(SRC, file)}: cli folder "${from}" has no row in CLI_LAYERS`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = cliFolderOf(target);
+      if (to === undefined || to === from || allowed.includes(to)) continue;
+      wrong.push(
+        `${relative(SRC, file)} -> ${relative(SRC, target)} (cli/${from} may not import cli/${to})`,
+      );
+    }
+  }
+  return wrong;
+}
+
 describe("import graph of src/", () => {
   it("has no cycles, type-only imports included", () => {
     const graph = importGraph();
@@ -151,6 +195,13 @@ describe("import graph of src/", () => {
 
   it("points only down the layers, type-only imports included", () => {
     assert.deepEqual(wrongWay(importGraph()), []);
+  });
+
+  it("inside src/cli, points only down its folders by job (core at the bottom)", () => {
+    assert.deepEqual(wrongWayInCli(importGraph()), []);
+    const core = join(SRC, "cli", "core", "x.ts");
+    const wrong = wrongWayInCli(new Map([[core, [join(SRC, "cli", "verbs", "call.ts")]]]));
+    assert.match(wrong[0] as string, /cli\/core may not import cli\/verbs/);
   });
 
   it("knows a wrong-way import when it sees one", () => {

@@ -20,7 +20,8 @@ import {
   StdoutJunkWatch,
   systemErrorCode,
 } from "./connect-diagnosis.js";
-import { AUTH_OPTIONS, type AuthSettings, authSettings, httpAuthProvider } from "./http-auth.js";
+import { type AuthSettings, authSettings, httpAuthProvider } from "./http-auth.js";
+import { AUTH_OPTIONS } from "./http-auth-options.js";
 import { inputCapabilities } from "./input-answers.js";
 import { STDERR_LINES_SHOWN } from "./server-exit.js";
 import type { Target } from "./target-kind.js";

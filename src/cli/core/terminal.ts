@@ -7,29 +7,54 @@
  * a newline in a name cannot fake a line of its own.
  *
  * The only other writes in src/cli are the protocol streams (gateway --stdio, tap, which also
- * passes the server's stderr through unchanged), our own usage texts and start-demo's example
- * server; test/cli/terminal-injection.test.ts checks that it stays so.
+ * passes the server's stderr through unchanged) and start-demo's example server;
+ * test/cli/terminal-injection.test.ts checks that it stays so.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { printable, printableLine } from "../../text/printable.js";
+
+/** Where the command's text goes: anything with a `write` (process.stdout, a test's buffer). */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** The two streams a run of the command writes to. */
+export interface CliIo {
+  stdout: TextSink;
+  stderr: TextSink;
+}
+
+const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
+// A run in process (tests, an embedding program) writes to its own streams; the bin never
+// enters a store, so it pays nothing for the async context tracking.
+const runIo = new AsyncLocalStorage<CliIo>();
+
+/** Runs `work` with every write below going to `io` (and to it alone), however async it gets. */
+export function withIo<T>(io: CliIo, work: () => T): T {
+  return runIo.run(io, work);
+}
+
+const io = (): CliIo => runIo.getStore() ?? PROCESS_IO;
 
 /** Text for stdout; a missing final newline is added. */
 export function writeOut(text: string): void {
-  process.stdout.write(withNewline(printable(text)));
+  io().stdout.write(withNewline(printable(text)));
 }
 
 /** Text for stderr; a missing final newline is added. */
 export function writeErr(text: string): void {
-  process.stderr.write(withNewline(printable(text)));
+  io().stderr.write(withNewline(printable(text)));
 }
 
 /** A piece of a stream (a server's stderr as it comes) for stderr, printable, as it is cut. */
 export function writeErrChunk(text: string): void {
-  process.stderr.write(printable(text));
+  io().stderr.write(printable(text));
 }
 
 /** A value as JSON on stdout: the wire JSON, parsed back to the very same value. */
 export function writeJson(value: unknown): void {
-  process.stdout.write(`${jsonText(value, 2)}\n`);
+  io().stdout.write(`${jsonText(value, 2)}\n`);
 }
 
 // JSON.stringify escapes C0 controls but leaves DEL, C1, the line/paragraph separators and the
@@ -50,16 +75,16 @@ export function jsonText(value: unknown, indent?: number): string {
  * ours; the text inside it is a peer's, and is made one printable line.
  */
 export function drawStatusLine(text: string): void {
-  process.stderr.write(`\r\x1b[2K${printableLine(text)}`);
+  io().stderr.write(`\r\x1b[2K${printableLine(text)}`);
 }
 
 /** A question on stderr, the answer typed after it on the same line. */
 export function writePrompt(text: string): void {
-  process.stderr.write(printableLine(text));
+  io().stderr.write(printableLine(text));
 }
 
 export function clearStatusLine(): void {
-  process.stderr.write("\r\x1b[2K");
+  io().stderr.write("\r\x1b[2K");
 }
 
 function withNewline(text: string): string {

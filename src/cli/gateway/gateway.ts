@@ -11,7 +11,8 @@ import {
 } from "../../transports/socket/target.js";
 import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "../connect/child-env.js";
-import { AUTH_OPTIONS, httpAuthProvider } from "../connect/http-auth.js";
+import { httpAuthProvider } from "../connect/http-auth.js";
+import { AUTH_OPTIONS } from "../connect/http-auth-options.js";
 import { logLine } from "../connect/session.js";
 import { onStopSignals } from "../connect/stop-signals.js";
 import {
@@ -23,7 +24,7 @@ import {
 import { WireLogTransport } from "../connect/wire-log.js";
 import { type ParsedArgs, parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
-import { writeErrChunk } from "../core/terminal.js";
+import { writeErrChunk, writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
 import { childStartFailure, StartupStderr } from "./gateway-start.js";
@@ -117,7 +118,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   });
   const { options } = parsed;
   if (options.help === true) {
-    process.stdout.write(GATEWAY_USAGE);
+    writeOut(GATEWAY_USAGE);
     return 0;
   }
   if (options.stdio !== undefined) return reverseGateway(parsed);

@@ -16,7 +16,7 @@ import { childEnvSettings } from "../connect/child-env.js";
 import { onStopSignals } from "../connect/stop-signals.js";
 import { parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
-import { writeErr } from "../core/terminal.js";
+import { writeErr, writeOut } from "../core/terminal.js";
 import { LineSplitter } from "./line-splitter.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
 
@@ -53,7 +53,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   });
   const { options } = parsed;
   if (options.help === true) {
-    process.stdout.write(TAP_USAGE);
+    writeOut(TAP_USAGE);
     return 0;
   }
   const out = options.out as string | undefined;

@@ -47,7 +47,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   });
   const { options } = parsed;
   if (options.help === true) {
-    process.stdout.write(REPLAY_USAGE);
+    writeOut(REPLAY_USAGE);
     return 0;
   }
   const [file, extra] = parsed.positionals;
