@@ -88,7 +88,8 @@ function isEvent(value: unknown): value is SubscriptionEvent {
       return (
         typeof value.owner === "string" &&
         isPlainObject(value.task) &&
-        typeof value.task.taskId === "string"
+        typeof value.task.taskId === "string" &&
+        (value.legacySession === undefined || typeof value.legacySession === "string")
       );
     default:
       return false;

@@ -98,6 +98,14 @@ export class ServerConnection implements SessionDispatcher {
     this.session = new Session(transport, core.sessionOptions, this);
   }
 
+  /**
+   * The session id the transport carries (Transport.sessionId): the same on every instance of a
+   * cluster serving the session, which is what keys its anonymous tasks (legacySessionKey).
+   */
+  get sessionId(): string | undefined {
+    return this.session.transport.sessionId;
+  }
+
   handleNotification(method: string, params: JsonObject, context: MessageContext): void {
     const chain = this.core.middleware.chainFor(method);
     if (!chain) {
@@ -190,11 +198,11 @@ export class ServerConnection implements SessionDispatcher {
       .catch(ignoring("sending a list_changed notification"));
   }
 
-  /** notifications/tasks/status (2025-11-25) for a task this session made. */
-  notifyTaskStatus(task: JsonObject): void {
+  /** notifications/tasks/status (2025-11-25) for a task this session made; `origin` as above. */
+  notifyTaskStatus(task: JsonObject, origin?: string): void {
     if (!this.legacy?.initialized) return;
     void this.session
-      .notify("notifications/tasks/status", task)
+      .notify("notifications/tasks/status", task, { origin })
       .catch(ignoring("sending notifications/tasks/status"));
   }
 

@@ -170,11 +170,17 @@ export interface ContextInputs extends Omit<RequestFacts, "signal"> {
    * Legacy: the connection carrying the session (lives as long as it, a second `initialize`
    * included), for per-session limits such as the tasks quota.
    */
-  legacyConnection?: object;
+  legacyConnection?: LegacyConnectionRef;
+}
+
+/** A legacy connection as per-session bookkeeping sees it. */
+export interface LegacyConnectionRef {
+  /** The session's id where it outlives the connection (see Transport.sessionId). */
+  readonly sessionId?: string;
 }
 
 /** The legacy connection `context` runs on (see ContextInputs.legacyConnection), if any. */
-export function legacyConnectionOf(context: HandlerContext): object | undefined {
+export function legacyConnectionOf(context: HandlerContext): LegacyConnectionRef | undefined {
   return context instanceof RequestHandlerContext ? context.inputs.legacyConnection : undefined;
 }
 

@@ -57,9 +57,9 @@ import {
   LEGACY_TASK_METHODS,
   legacyTaskFromNotification,
   legacyTasksCapability,
-  madeLegacyTasksOf,
 } from "./tasks/legacy-wire.js";
 import { TaskManager } from "./tasks/manager.js";
+import { legacySessionKey } from "./tasks/owner.js";
 import { taskNotification } from "./tasks/task-view.js";
 import { declaresTasks, TASKS_EXTENSION } from "./tasks/wire.js";
 import { type ToolHandle, toolHandle } from "./tool-handle.js";
@@ -221,6 +221,7 @@ export class McpServer {
           type: "taskStatus",
           owner: record.owner,
           task: taskNotification(record),
+          ...(record.legacySession !== undefined ? { legacySession: record.legacySession } : {}),
         }),
       );
     }
@@ -470,12 +471,15 @@ export class McpServer {
   }
 
   private deliverToLegacy(event: SubscriptionEvent): void {
-    // Extension task status travels on listen streams; a legacy session hears its own tasks'.
+    // Extension task status travels on listen streams; a legacy session hears the status of
+    // the tasks it made. Every instance of a cluster holding a copy of that session decides
+    // alike, and the event's id keeps it to one message on the session's stream.
     if (event.type === "taskStatus") {
-      if (!this.legacyTasks && !this.taskManager) return;
+      const made = event.legacySession;
+      if (made === undefined) return;
       for (const connection of this.connections) {
-        if (madeLegacyTasksOf(connection, event.owner)) {
-          connection.notifyTaskStatus(legacyTaskFromNotification(event.task));
+        if (connection.era === "legacy" && legacySessionKey(connection) === made) {
+          connection.notifyTaskStatus(legacyTaskFromNotification(event.task), event.id);
         }
       }
       return;

@@ -17,8 +17,11 @@ import { TASKS_EXTENSION } from "./tasks/wire.js";
 export type SubscriptionEvent = (
   | { type: "listChanged"; kind: "tools" | "resources" | "prompts" }
   | { type: "resourceUpdated"; uri: string }
-  /** A task changed; `owner` is its owner key (taskOwner), `task` the DetailedTask to send. */
-  | { type: "taskStatus"; owner: string; task: JsonObject }
+  /**
+   * A task changed; `owner` is its owner key (taskOwner), `task` the DetailedTask to send,
+   * `legacySession` the key of the 2025-11-25 session that made it (TaskRecord.legacySession).
+   */
+  | { type: "taskStatus"; owner: string; task: JsonObject; legacySession?: string }
 ) & {
   /**
    * Names the event alike on every instance that hears it (set when it is published), so

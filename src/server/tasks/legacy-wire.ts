@@ -82,22 +82,10 @@ function toolErrorMessage(result: JsonObject): string {
  * Whose a legacy task is: the authenticated principal (as for the extension), else the session
  * that made it, so that an anonymous session sees only its own tasks (tasks/list included).
  */
-export function legacyTaskOwner(principal: unknown, session: object | undefined): string {
+export function legacyTaskOwner(
+  principal: unknown,
+  session: { readonly sessionId?: string } | undefined,
+): string {
   if (principal !== undefined && principal !== null) return taskOwner(principal);
   return taskQuotaOwner(undefined, session);
-}
-
-/** Per legacy session, the owner keys of the tasks it made (whom notifications/tasks/status reach). */
-const sessionOwners = new WeakMap<object, Set<string>>();
-
-export function noteLegacyTaskOwner(session: object | undefined, owner: string): void {
-  if (!session) return;
-  const owners = sessionOwners.get(session);
-  if (owners) owners.add(owner);
-  else sessionOwners.set(session, new Set([owner]));
-}
-
-/** Whether the legacy session `session` made a task of owner key `owner`. */
-export function madeLegacyTasksOf(session: object, owner: string): boolean {
-  return sessionOwners.get(session)?.has(owner) ?? false;
 }

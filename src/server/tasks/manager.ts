@@ -7,7 +7,7 @@ import {
   MissingRequiredClientCapabilityError,
 } from "../../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcErrorObject } from "../../jsonrpc/types.js";
-import type { HandlerContext } from "../context.js";
+import type { HandlerContext, LegacyConnectionRef } from "../context.js";
 import { type InputRequest, validateResponse } from "../mrtr/round.js";
 import { AnswerWatch } from "./answer-watch.js";
 import { LiveTask } from "./live-task.js";
@@ -150,8 +150,10 @@ export class TaskManager {
   async create(
     principal: unknown,
     times: TaskTimes,
-    legacyConnection?: object,
+    legacyConnection?: LegacyConnectionRef,
     owner: string = taskOwner(principal),
+    /** For a task made in the 2025-11-25 form: TaskRecord.legacySession. */
+    legacySession?: string,
   ): Promise<TaskRecord> {
     const now = this.now();
     const record: TaskRecord = {
@@ -165,6 +167,7 @@ export class TaskManager {
       pollIntervalMs: times.pollIntervalMs,
       version: 1,
       ...(this.runners ? { runner: this.runners.self } : {}),
+      ...(legacySession !== undefined ? { legacySession } : {}),
     };
     await this.store.create(record, {
       owner: taskQuotaOwner(principal, legacyConnection),

@@ -32,6 +32,11 @@ export interface TaskRecord {
   readonly version: number;
   /** The instance whose process runs the handler (set when TasksOptions.runners is given). */
   readonly runner?: string;
+  /**
+   * The 2025-11-25 session that made the task (its legacySessionKey), whom
+   * notifications/tasks/status go to; absent for tasks made in the extension's form.
+   */
+  readonly legacySession?: string;
 }
 
 /**

@@ -12,9 +12,10 @@ import {
   type HandlerContext,
   legacyConnectionOf,
 } from "../context.js";
-import { legacyTask, legacyTaskOwner, noteLegacyTaskOwner } from "./legacy-wire.js";
+import { legacyTask, legacyTaskOwner } from "./legacy-wire.js";
 import type { LiveTask } from "./live-task.js";
 import type { TaskManager, TaskTimes } from "./manager.js";
+import { legacySessionKey } from "./owner.js";
 import type { TaskRecord } from "./store.js";
 import { TaskQuotaError, TaskStoreFullError } from "./store.js";
 import { createTaskResult } from "./task-view.js";
@@ -129,8 +130,13 @@ async function legacyTaskCall(
   };
   const session = legacyConnectionOf(context);
   const owner = legacyTaskOwner(context.principal, session);
-  const record = await createOrRefuse(manager, context, times, owner);
-  noteLegacyTaskOwner(session, owner);
+  const record = await createOrRefuse(
+    manager,
+    context,
+    times,
+    owner,
+    session && legacySessionKey(session),
+  );
   const live = manager.attach(record);
   const { context: taskContext, inputs } = deriveHandlerContext(context, {
     request: { signal: live.controller.signal },
@@ -217,9 +223,11 @@ async function createOrRefuse(
   context: HandlerContext,
   times: TaskTimes,
   owner?: string,
+  legacySession?: string,
 ): Promise<TaskRecord> {
   try {
-    return await manager.create(context.principal, times, legacyConnectionOf(context), owner);
+    const connection = legacyConnectionOf(context);
+    return await manager.create(context.principal, times, connection, owner, legacySession);
   } catch (error) {
     if (error instanceof TaskQuotaError) {
       throw new InternalError(

@@ -42,6 +42,8 @@ const BROADCASTS = new Set([
   "notifications/resources/list_changed",
   "notifications/tools/list_changed",
   "notifications/prompts/list_changed",
+  // Every instance holding a copy of the session that made the task hears its status.
+  "notifications/tasks/status",
 ]);
 
 /** Messages this process sent to standalone streams held elsewhere (their origins' numbers). */
