@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { mcpHeaders, request } from "../transports/http/http-helpers.js";
 import { fixture, startGateway } from "./gateway-run.js";
-import { runCli, stop } from "./run-cli.js";
+import { stop } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const CHILD = [fixture("gateway-plain-server")];
 const dir = mkdtempSync(join(tmpdir(), "mcpwire-gateway-access-"));
@@ -62,12 +63,20 @@ describe("gateway bearer token", () => {
   it("refuses --token with --token-file, and an empty token file", async () => {
     const file = join(dir, "token-both");
     writeFileSync(file, "x");
-    const both = await runCli(["gateway", "--token", "x", "--token-file", file, "--", "true"]);
+    const both = await runInProcess([
+      "gateway",
+      "--token",
+      "x",
+      "--token-file",
+      file,
+      "--",
+      "true",
+    ]);
     assert.equal(both.code, 2, both.stderr);
     assert.match(both.stderr, /--token or --token-file/);
     const empty = join(dir, "token-empty");
     writeFileSync(empty, "\n");
-    const run = await runCli(["gateway", "--token-file", empty, "--", "true"]);
+    const run = await runInProcess(["gateway", "--token-file", empty, "--", "true"]);
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /is empty/);
   });

@@ -21,6 +21,7 @@ import {
   stop,
   waitFor,
 } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpwire-input-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,13 +127,20 @@ describe("input requests answered from flags", () => {
   }
 
   it("flag mistakes are usage errors before anything is sent", async () => {
-    const both = await runCli(["call", url, "test_elicitation", "--elicit", "{}", "--decline"]);
+    const both = await runInProcess([
+      "call",
+      url,
+      "test_elicitation",
+      "--elicit",
+      "{}",
+      "--decline",
+    ]);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /--elicit or --decline, not both/);
-    const missing = await runCli(["call", url, "x", "--sample-file", join(dir, "nope.json")]);
+    const missing = await runInProcess(["call", url, "x", "--sample-file", join(dir, "nope.json")]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--sample-file: cannot read/);
-    const help = await runCli(["read", "--help"]);
+    const help = await runInProcess(["read", "--help"]);
     assert.match(help.stdout, /--elicit <json\|file>[\s\S]*--root <uri>/);
   });
 

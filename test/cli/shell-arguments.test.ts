@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { CLI, type CliRun, runCli, STDIO_SERVER } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const server = ["--", process.execPath, STDIO_SERVER];
 const dir = mkdtempSync(join(tmpdir(), "mcpwire-args-"));
@@ -112,14 +113,14 @@ describe("mcpwire completion bash|zsh|fish", () => {
   });
 
   it("prints zsh and fish scripts; any other shell is a usage error", async () => {
-    const zsh = await runCli(["completion", "zsh"]);
+    const zsh = await runInProcess(["completion", "zsh"]);
     assert.equal(zsh.code, 0);
     assert.match(zsh.stdout, /^#compdef mcpwire\n/);
     assert.match(zsh.stdout, /compdef _mcpwire mcpwire\n$/);
-    const fish = await runCli(["completion", "fish"]);
+    const fish = await runInProcess(["completion", "fish"]);
     assert.equal(fish.code, 0);
     assert.match(fish.stdout, /^complete -c mcpwire -l env-from -r -F$/m);
-    const other = await runCli(["completion", "tcsh"]);
+    const other = await runInProcess(["completion", "tcsh"]);
     assert.equal(other.code, 2);
     assert.equal(other.stderr, "mcpwire: usage: mcpwire completion bash|zsh|fish\n");
   });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { CLI, type CliRun, listeningAddress, runCli, startProcess, stop } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const ENV_SERVER = new URL("../fixtures/cli-env-server.js", import.meta.url).pathname;
 const server = ["--", process.execPath, ENV_SERVER];
@@ -95,21 +96,26 @@ describe("a stdio server's environment: -e/--env, --env-from, --inherit-env", ()
   it("a bad --env-from line is named by file and line, without its value", async () => {
     const file = join(dir, "bad.env");
     writeFileSync(file, `OK=1\nTOKEN="${SECRET}\n`);
-    const run = await runCli([...getenv("OK"), "--env-from", file, ...server]);
+    const run = await runInProcess([...getenv("OK"), "--env-from", file, ...server]);
     assert.equal(run.code, 2);
     assert.equal(run.stderr, `mcpwire: ${file}:2: TOKEN: unterminated double quote\n`);
     const noEquals = join(dir, "no-equals.env");
     writeFileSync(noEquals, `# x\n${SECRET}\n`);
-    const second = await runCli([...getenv("OK"), "--env-from", noEquals, ...server]);
+    const second = await runInProcess([...getenv("OK"), "--env-from", noEquals, ...server]);
     assert.equal(second.code, 2);
     assert.equal(second.stderr, `mcpwire: ${noEquals}:2: expected KEY=VALUE\n`);
   });
 
   it("--env KEY for a variable we do not have, or a bad name, is a usage error", async () => {
-    const unset = await runCli([...getenv("X"), "--env", "MCPWIRE_SURELY_UNSET_VAR", ...server]);
+    const unset = await runInProcess([
+      ...getenv("X"),
+      "--env",
+      "MCPWIRE_SURELY_UNSET_VAR",
+      ...server,
+    ]);
     assert.equal(unset.code, 2);
     assert.match(unset.stderr, /MCPWIRE_SURELY_UNSET_VAR is not set in this environment/);
-    const bad = await runCli([...getenv("X"), "--env", `1BAD=${SECRET}`, ...server]);
+    const bad = await runInProcess([...getenv("X"), "--env", `1BAD=${SECRET}`, ...server]);
     assert.equal(bad.code, 2);
     assert.doesNotMatch(bad.stderr, new RegExp(SECRET));
   });
@@ -134,7 +140,7 @@ describe("a stdio server's environment: -e/--env, --env-from, --inherit-env", ()
   });
 
   it("environment options on a URL target are a usage error", async () => {
-    const run = await runCli(["discover", "http://127.0.0.1:9/mcp", "-e", "A=1"]);
+    const run = await runInProcess(["discover", "http://127.0.0.1:9/mcp", "-e", "A=1"]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /--env, --env-from and --inherit-env are for a stdio server/);
   });
