@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { isPlainObject, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { ignoring } from "../text/ignored-error.js";
 import { InvalidResultError } from "./results.js";
 
 /**
@@ -67,7 +68,7 @@ export async function awaitLegacyTask(
     }
   } catch (error) {
     if (signal?.aborted) {
-      await send("tasks/cancel", { taskId }).catch(() => {});
+      await send("tasks/cancel", { taskId }).catch(ignoring("cancelling a legacy task"));
       throw new LocalError("aborted", `the call was aborted; task ${taskId} was cancelled`, {
         cause: error,
       });

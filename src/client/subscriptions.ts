@@ -11,6 +11,7 @@ import { META } from "../protocol/meta.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { honouredFilter } from "../protocol/subscription-filter.js";
 import type { Era } from "../protocol/versions.js";
+import { ignoring } from "../text/ignored-error.js";
 import { Subscription, type SubscriptionEnd } from "./subscription.js";
 
 /** What the registry needs from the connection. */
@@ -201,7 +202,9 @@ export class SubscriptionRegistry {
       }
       this.legacyUris.delete(uri);
       if (this.channel.explicitUris().has(uri)) continue;
-      await this.channel.request("resources/unsubscribe", { uri }).catch(() => {});
+      await this.channel
+        .request("resources/unsubscribe", { uri })
+        .catch(ignoring("unsubscribing from a resource"));
     }
   }
 

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcErrorObject } from "../jsonrpc/types.js";
+import { ignoring } from "../text/ignored-error.js";
 import { fromLegacyTask } from "./legacy-tasks.js";
 import { answerInputRequests } from "./mrtr.js";
 import { InvalidResultError } from "./results.js";
@@ -126,7 +127,7 @@ export async function awaitTask(
   } catch (error) {
     if (signal?.aborted) {
       // The caller gave up: so should the server (best effort; the reply does not matter).
-      await tasks.cancel(taskId).catch(() => {});
+      await tasks.cancel(taskId).catch(ignoring("cancelling a task"));
       throw new LocalError("aborted", `the call was aborted; task ${taskId} was cancelled`, {
         cause: error,
       });

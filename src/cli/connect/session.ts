@@ -2,6 +2,7 @@ import type { McpClient } from "../../client/mcp-client.js";
 import { InputRequiredError } from "../../client/results.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { ignoring } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import { AuthorizationError } from "../../transports/http/client/auth.js";
 import { type OptionKind, type ParsedArgs, parseArgs } from "../core/args.js";
@@ -92,7 +93,7 @@ export async function runWithClient(
     throw explain(error);
   } finally {
     progress.done();
-    await client?.close().catch(() => {});
+    await client?.close().catch(ignoring("closing the connection"));
     stopListening();
   }
 }

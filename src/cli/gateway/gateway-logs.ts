@@ -23,6 +23,7 @@ import { isLoggingLevel, LOGGING_LEVELS, type LoggingLevel } from "../../protoco
 import type { Era } from "../../protocol/versions.js";
 import type { HandlerContext } from "../../server/context.js";
 import type { LegacySessionView } from "../../server/server-core.js";
+import { ignoring } from "../../text/ignored-error.js";
 
 export interface GatewayLogsOptions {
   /** The child's era and whether it declared logging (setLevel is only sent then). */
@@ -88,13 +89,15 @@ export class GatewayLogs {
     if (count === 1) {
       // The request's own logger: its stream, its level (nothing, if it asked for none).
       const logger = typeof params.logger === "string" ? params.logger : undefined;
-      void only!.log[level](params.data, logger).catch(() => {});
+      void only!.log[level](params.data, logger).catch(ignoring("relaying a log message"));
       return;
     }
     if (!legacyChild) return;
     for (const session of this.options.legacySessions()) {
       if (session.logLevel === undefined || rank(level) < rank(session.logLevel)) continue;
-      void session.notify("notifications/message", params).catch(() => {});
+      void session
+        .notify("notifications/message", params)
+        .catch(ignoring("relaying a log message to a legacy session"));
     }
   }
 

@@ -1,5 +1,6 @@
 import { errorResponseFor } from "../../jsonrpc/classify.js";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
+import { ignoring } from "../../text/ignored-error.js";
 import type { HttpAuthProvider } from "../../transports/http/client/auth.js";
 import { HttpClientTransport } from "../../transports/http/client/client-transport.js";
 import { StreamTransport } from "../../transports/stream.js";
@@ -49,7 +50,7 @@ export async function runReverseGateway(options: ReverseGatewayOptions): Promise
 
   const toClient = (message: JsonRpcMessage) => {
     log(`<- ${JSON.stringify(message)}`);
-    local.send(message).catch(() => {});
+    local.send(message).catch(ignoring("passing a message on"));
   };
   remote.start({
     message: toClient,

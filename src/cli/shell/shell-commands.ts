@@ -5,6 +5,7 @@ import type { JsonObject, JsonRpcMessage } from "../../jsonrpc/types.js";
 import type { SubscriptionFilter } from "../../protocol/mcp-types.js";
 import type { Progress } from "../../protocol/outgoing.js";
 import type { Transport } from "../../protocol/transport.js";
+import { ignoring } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import { StdioClientTransport } from "../../transports/stdio/client.js";
 import { explain, renderLogMessage } from "../connect/session.js";
@@ -175,7 +176,7 @@ export class ShellCommands {
     const client = this.client;
     this.client = undefined;
     await this.unlisten(true);
-    await client?.close().catch(() => {});
+    await client?.close().catch(ignoring("closing the connection"));
   }
 
   private call(name: string | undefined, json: string): Promise<void> {
@@ -260,7 +261,9 @@ export class ShellCommands {
   private async unlisten(quiet = false): Promise<void> {
     const open = this.subscriptions;
     this.subscriptions = [];
-    await Promise.all(open.map((subscription) => subscription.close().catch(() => {})));
+    await Promise.all(
+      open.map((subscription) => subscription.close().catch(ignoring("closing a subscription"))),
+    );
     if (!quiet) this.console.out(`closed ${open.length} subscription(s)`);
   }
 

@@ -1,4 +1,5 @@
 import type { McpClient } from "../../client/mcp-client.js";
+import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 
 /** Everything the shell understands as a first word. */
@@ -75,8 +76,9 @@ export class ShellCatalog {
           else if (kind === "prompts")
             this.prompts = offered((await client.listAllPrompts()).map((p) => p.name));
           else this.resources = offered((await client.listAllResources()).map((r) => r.uri));
-        } catch {
+        } catch (error) {
           // Completion is a convenience; the command itself reports real failures.
+          ignoreError(`listing ${kind} for completion`, error);
         }
       }),
     );

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 
 export const HISTORY_SIZE = 1000;
@@ -55,8 +56,9 @@ export class ShellHistory {
   private write(text: string): void {
     try {
       writeFileSync(this.path, text, { mode: 0o600 });
-    } catch {
+    } catch (error) {
       // Trimming is best effort; the next run tries again.
+      ignoreError("trimming the shell history", error);
     }
   }
 }

@@ -4,6 +4,7 @@ import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
+import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import {
   signalTree,
@@ -199,8 +200,9 @@ async function openRecording(out: string): Promise<WriteStream> {
   }
   try {
     await file.chmod(0o600);
-  } catch {
+  } catch (error) {
     // Not ours to narrow (a file another user owns, or a filesystem without modes): go on.
+    ignoreError(`narrowing ${out} to its owner`, error);
   }
   const stream = createWriteStream("", { fd: file });
   // A full disk must not crash the proxy the client depends on: say so once, keep relaying.

@@ -1,5 +1,6 @@
 import { ErrorCode, JsonRpcError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import { INPUT_OPTIONS, INPUT_USAGE } from "../connect/input-answers.js";
 import { expectArgs, requestOptions, runWithClient, type VerbContext } from "../connect/session.js";
@@ -53,7 +54,7 @@ async function unknownTool(
   if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.InvalidParams) return undefined;
   const tools = await context.client
     .listAllTools({ signal: context.signal })
-    .catch(() => undefined);
+    .catch((listing) => ignoreError("listing the tools to name them", listing));
   if (tools === undefined || tools.some((tool) => tool.name === name)) return undefined;
   const names = tools.map((tool) => printableLine(tool.name)).join(", ");
   return new CliError(

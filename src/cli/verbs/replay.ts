@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../jsonrpc/types.js";
+import { ignoring } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import { StdioClientTransport } from "../../transports/stdio/client.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE } from "../connect/child-env.js";
@@ -117,7 +118,7 @@ export async function runReplay(argv: readonly string[]): Promise<number> {
   });
   const send = (message: JsonRpcMessage) => {
     log(`-> ${jsonText(message)}`);
-    return transport.send(message).catch(() => {});
+    return transport.send(message).catch(ignoring("replaying a message"));
   };
 
   // A stop signal ends the replay: what waits gives up, and the server's tree is ended below.
