@@ -10,7 +10,7 @@ export interface ReverseGatewayOptions {
   url: URL;
   headers: Record<string, string>;
   verbose: boolean;
-  /** The upstream's authorization (see http-auth.ts). */
+  /** The upstream's authorization (see connect/http-auth.ts). */
   auth?: HttpAuthProvider;
 }
 

@@ -5,7 +5,7 @@ import { printable } from "../../text/printable.js";
  * Where the shell writes. On a terminal, text that arrives while the user is typing (results of
  * background requests, notifications) is printed above the input line, and the prompt with the
  * half-typed line is drawn again below it. Without a terminal, output is plain lines. All of it
- * is made printable: results, logs and errors quote the server (see terminal.ts).
+ * is made printable: results, logs and errors quote the server (see core/terminal.ts).
  */
 export class ShellConsole {
   readonly tty: boolean;
