@@ -4,7 +4,7 @@
  * the bare Node limit, except for legacy sessions where it is the bare session table too.
  */
 import type { ClientEra } from "./peers/types.js";
-import type { ClusterSpec, Impl, TrialSpec } from "./trial.js";
+import type { ClusterSpec, Impl, Runtime, TrialSpec } from "./trial.js";
 
 export interface Row {
   label: string;
@@ -17,6 +17,9 @@ export interface Row {
   cluster?: ClusterSpec;
   /** legacy-calls: every caller on one session, or one session each (bare client only). */
   legacySessions?: "one" | "per-caller";
+  /** HTTP: the server's runtime (default node); `native`: on Bun.serve, not node:http. */
+  runtime?: Runtime;
+  native?: boolean;
 }
 
 export interface Case {
@@ -159,9 +162,39 @@ export function benchCases(settings: Settings): Case[] {
         title: `HTTP modern, ${sse ? "SSE" : "JSON"} replies, c=${concurrency}, ${settings.httpSeconds} s`,
         primary: "reqPerSec",
         primaryLabel: "req/s",
-        secondary: [...latency, "serverPeakRssMiB"],
+        secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
         spec: { workload: "http", sse, concurrency, seconds: settings.httpSeconds },
         rows: HTTP_ROWS,
+      });
+    }
+  }
+  // Issue 30's budget: on Bun, mcpwire's modern echo at least 0.8× a bare handler on Bun on the
+  // same HTTP server: Bun's node:http (serveHttp), and Bun.serve (createHttpHandler's fetch
+  // handler, as Bun apps mount it). The servers run on Bun; the client is Node's bare one.
+  for (const native of [false, true]) {
+    const onBun = (label: string, server: Impl): Row => ({
+      label,
+      client: "bare",
+      server,
+      era: "modern",
+      runtime: "bun",
+      native,
+    });
+    for (const concurrency of [1, 64]) {
+      cases.push({
+        id: `bun-${native ? "serve" : "node-http"}-json-c${concurrency}`,
+        title: `Bun ${native ? "Bun.serve" : "node:http"}: HTTP modern, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
+        primary: "reqPerSec",
+        primaryLabel: "req/s",
+        secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
+        spec: { workload: "http", sse: false, concurrency, seconds: settings.httpSeconds },
+        rows: [
+          onBun("bare handler on Bun (limit)", "bare"),
+          onBun(
+            native ? "mcpwire createHttpHandler ← bare client" : "mcpwire serveHttp ← bare client",
+            "mcpwire",
+          ),
+        ],
       });
     }
   }
@@ -265,4 +298,5 @@ export const METRIC_LABELS: Record<string, string> = {
   heapKibPerSession: "V8 heap growth, KiB/session (after a full GC)",
   heapGrowthMiB: "live heap, last reading minus first, MiB",
   heapMiB: "live heap at the last reading, MiB",
+  serverCpuUsPerRequest: "server CPU µs/request (user + system; lower is better)",
 };

@@ -4,6 +4,7 @@
  *   npm run --silent bench:server -- --stdio
  *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
  *       [--redis URL [--redis-prefix P]]
+ *   bun dist/bench/echo-server.js --http --native     # the web handler on Bun.serve
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
  * Every check stays on (envelope checks, header and Origin validation, argument validation):
@@ -47,6 +48,7 @@ async function main(argv: string[]): Promise<void> {
     const issuer = flagValue(argv, "--jwt-issuer");
     const auth = issuer ? (await import("mcpwire/auth")).protectResource({ issuer }) : undefined;
     // --redis: legacy sessions over shared state; `redis` and mcpwire/redis are loaded only then.
+    if (argv.includes("--native")) return serveOnBun(server, argv);
     const redisUrl = flagValue(argv, "--redis");
     let cluster: import("mcpwire/transports/http").LegacyCluster | undefined;
     if (redisUrl) {
@@ -71,11 +73,29 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!argv.includes("--stdio")) {
     process.stderr.write(
-      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]]\n",
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native]\n",
     );
     process.exit(2);
   }
   await serveStdio(server);
+}
+
+/** --native: createHttpHandler on Bun's own server, as a Bun app mounts it. */
+async function serveOnBun(server: McpServer, argv: string[]): Promise<void> {
+  const { createHttpHandler } = await import("mcpwire/transports/http");
+  const { serveNative } = await import("./peers/native-serve.js");
+  const handler = createHttpHandler(server, {
+    responseMode: argv.includes("--sse") ? "sse" : "json",
+  });
+  const served = serveNative(
+    (request) => handler.handle(request),
+    Number(flagValue(argv, "--port") ?? 0),
+  );
+  process.stdout.write(`listening ${served.url}\n`);
+  const stop = () =>
+    void Promise.all([handler.close(), served.close()]).then(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 await main(process.argv.slice(2));

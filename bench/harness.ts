@@ -210,6 +210,8 @@ async function main(): Promise<void> {
           ...(row.auth ? { auth: true } : {}),
           ...(row.cluster ? { cluster: row.cluster } : {}),
           ...(row.legacySessions ? { legacySessions: row.legacySessions } : {}),
+          ...(row.runtime ? { runtime: row.runtime } : {}),
+          ...(row.native ? { native: true } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

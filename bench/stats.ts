@@ -29,6 +29,25 @@ export function formatNumber(value: number): string {
   return value.toPrecision(3);
 }
 
+/**
+ * CPU seconds (user + system, all threads) a process has used, from /proc/<pid>/stat, or
+ * undefined once it is gone. On a loaded machine this moves far less than wall-clock
+ * throughput does: it counts the work, not the waiting for a core.
+ */
+export async function procCpuSeconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  const { readFile } = await import("node:fs/promises");
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command (which may hold spaces), from the 3rd: utime is the 14th, stime the 15th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return ticks / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
 /** Kilobytes from /proc/<pid>/status (VmRSS, VmHWM), or undefined once the process is gone. */
 export async function procMemoryKb(
   pid: number | undefined,

@@ -68,7 +68,13 @@ export interface TrialSpec {
   /** legacy-heap: requests in all, and how many between two live-heap readings. */
   requests?: number;
   readEvery?: number;
+  /** HTTP: the runtime the server runs on (default node). */
+  runtime?: Runtime;
+  /** HTTP on Bun: the server's fetch handler on Bun.serve instead of node:http. */
+  native?: boolean;
 }
+
+export type Runtime = "node" | "bun";
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
   mcpwire: "./echo-server.js",
@@ -76,9 +82,12 @@ const SERVER_SCRIPTS: Record<Impl, string> = {
   bare: "./peers/bare-server.js",
 };
 
-function serverCommand(impl: Impl, args: string[]): ServerCommand {
+/** The `bun` devDependency's binary (its npm package carries it). */
+const BUN = fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url));
+
+function serverCommand(impl: Impl, args: string[], runtime: Runtime = "node"): ServerCommand {
   const script = fileURLToPath(new URL(SERVER_SCRIPTS[impl], import.meta.url));
-  return { command: process.execPath, args: [script, ...args] };
+  return { command: runtime === "bun" ? BUN : process.execPath, args: [script, ...args] };
 }
 
 /** The era of a client that cannot probe (the SDK's and the bare ones): "auto" is mcpwire's. */
@@ -118,10 +127,11 @@ async function startHttpServer(
   const args = ["--http", ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
+  if (spec.native) args.push("--native");
   // mcpwire serves legacy sessions next to the modern era by default.
   if (LEGACY_WORKLOADS.has(spec.workload) && spec.server !== "mcpwire")
     args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");
-  const { command, args: full } = serverCommand(spec.server, args);
+  const { command, args: full } = serverCommand(spec.server, args, spec.runtime);
   const flags =
     spec.workload === "legacy"
       ? MEMORY_FLAGS

@@ -3,13 +3,15 @@
  *   --stdio            newline-delimited JSON-RPC on stdin/stdout
  *   --http [--sse]     plain node:http handler, JSON (or one-event SSE) replies
  *   --http --legacy    plus a 2025-style session table: initialize hands out Mcp-Session-Id
+ *   --http --native    (Bun) a plain fetch handler on Bun.serve, JSON replies
  * HTTP modes print `listening <url>` first on stdout.
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { answer } from "./bare-protocol.js";
+import { answer, type Untyped } from "./bare-protocol.js";
 import { installGcHook } from "./gc-hook.js";
+import { serveNative } from "./native-serve.js";
 
 const argv = process.argv.slice(2);
 
@@ -80,5 +82,24 @@ async function serveHttp(): Promise<void> {
   });
 }
 
+/** --native: the same modern JSON echo as a plain fetch handler on Bun's own server. */
+function serveNativeHttp(): void {
+  const portIndex = argv.indexOf("--port");
+  const served = serveNative(
+    async (request) => {
+      if (request.method !== "POST") return new Response(null, { status: 405 });
+      const reply = answer((await request.json()) as Untyped);
+      if (!reply) return new Response(null, { status: 202 });
+      return new Response(JSON.stringify(reply), {
+        headers: { "content-type": "application/json" },
+      });
+    },
+    portIndex >= 0 ? Number(argv[portIndex + 1]) : 0,
+  );
+  process.stdout.write(`listening ${served.url}\n`);
+  process.once("SIGTERM", () => void served.close().then(() => process.exit(0)));
+}
+
 if (argv.includes("--stdio")) serveStdio();
+else if (argv.includes("--native")) serveNativeHttp();
 else await serveHttp();

@@ -5,7 +5,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { bareHttpPoster } from "../peers/bare-client.js";
 import type { BenchClient } from "../peers/types.js";
-import { latencySummary, procMemoryKb } from "../stats.js";
+import { latencySummary, procCpuSeconds, procMemoryKb } from "../stats.js";
 import type { Metrics } from "./stdio.js";
 
 export async function throughput(
@@ -20,6 +20,7 @@ export async function throughput(
   }
   const latencies: number[] = [];
   let counter = 0;
+  const cpuBefore = await procCpuSeconds(serverPid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const worker = async () => {
@@ -33,9 +34,13 @@ export async function throughput(
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
+  const cpuAfter = await procCpuSeconds(serverPid);
   const server = await procMemoryKb(serverPid);
+  const cpuUsed =
+    cpuAfter === undefined || cpuBefore === undefined ? Number.NaN : cpuAfter - cpuBefore;
   return {
     reqPerSec: latencies.length / elapsed,
+    serverCpuUsPerRequest: (cpuUsed * 1e6) / latencies.length,
     ...latencySummary(latencies),
     serverRssMiB: (server?.rss ?? Number.NaN) / 1024,
     serverPeakRssMiB: (server?.hwm ?? Number.NaN) / 1024,
