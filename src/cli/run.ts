@@ -21,7 +21,7 @@ Usage:
   mcpwire discover <target>                      era, versions, capabilities, tools, resources, prompts
   mcpwire call <target> <tool> [args]            call a tool (exit 1 when the result is an error);
                                                  args: JSON, @file.json, - (stdin) or key=value…
-  mcpwire task <target> get|cancel <task-id>     show or cancel a task (tasks extension)
+  mcpwire task <target> get|cancel|result|list   show, cancel, await or list tasks
   mcpwire read <target> <uri>                    read a resource
   mcpwire prompt <target> <name> [json-args]     get a prompt
   mcpwire raw <target> <method> [json-params]    send any request, print the JSON result

@@ -31,6 +31,16 @@ describe("mcpwire call / task with tasks", () => {
     assert.match(run.stderr, /^task [0-9a-f-]{36} completed$/m);
   });
 
+  it("call --no-wait prints the task's id and exits; task get follows it", async () => {
+    const run = await runCli(["call", url, "slow_compute", '{"seconds":0.2}', "--no-wait"]);
+    assert.equal(run.code, 0, run.stderr);
+    const taskId = /^task ([0-9a-f-]{36})$/m.exec(run.stdout)?.[1];
+    assert.ok(taskId, run.stdout);
+    const shown = await runCli(["task", url, "get", taskId]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`^task ${taskId}: (working|completed)$`, "m"));
+  });
+
   it("task get shows a task, task cancel cancels it", async () => {
     // A 60 s task made by another client (a raw request): its id is all the CLI needs.
     const body = {
@@ -67,6 +77,9 @@ describe("mcpwire call / task with tasks", () => {
     assert.equal(cancel.code, 0, cancel.stderr);
     const after = JSON.parse((await runCli(["task", url, "get", result.taskId, "--json"])).stdout);
     assert.equal(after.status, "cancelled");
+    const again = await runCli(["task", url, "cancel", result.taskId]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /had already ended \(cancelled\); nothing to cancel/);
     const unknown = await runCli(["task", url, "get", "no-such-task"]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /-32602/);

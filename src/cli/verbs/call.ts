@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError } from "../../jsonrpc/errors.js";
+import { ErrorCode, isPlainObject, JsonRpcError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
@@ -13,11 +13,16 @@ export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [opti
 
 Calls a tool and prints its result; exits 1 when the result has isError. A call the server
 turns into a task is followed to its end (its status on stderr; Ctrl-C cancels the task).
+  --task      run the tool as a task where it may be one (2025-11-25 servers: taskSupport
+              "optional"; "required" tools always are, and modern servers decide themselves)
+  --no-wait   when the call becomes a task, print its id and exit (follow it with mcpwire task)
 Example: mcpwire call echo '{"text":"hi"}' -- node dist/examples/stdio-server.js
 ${INPUT_USAGE}`;
 
+const CALL_OPTIONS = { ...INPUT_OPTIONS, task: "flag", "no-wait": "flag" } as const;
+
 export function runCall(argv: readonly string[]): Promise<number> {
-  return runWithClient(argv, CALL_USAGE, INPUT_OPTIONS, async (context) => {
+  return runWithClient(argv, CALL_USAGE, CALL_OPTIONS, async (context) => {
     expectArgs(context.args, 1, Number.POSITIVE_INFINITY, "mcpwire call <target> <tool> [args]");
     const [name, ...words] = context.args as [string, ...string[]];
     const given = await readArgumentWords(words, "tool arguments");
@@ -30,19 +35,36 @@ export function runCall(argv: readonly string[]): Promise<number> {
       );
       args = typePairs(given.pairs, tool?.inputSchema, "tool arguments") as JsonObject;
     }
+    const noWait = context.options["no-wait"] === true;
     const result = await context.client
       .callTool(name, args, {
         ...requestOptions(context),
         onTaskStatus: context.progress.taskStatus,
+        ...(context.options.task === true || noWait ? { task: true } : {}),
+        ...(noWait ? { returnTaskHandle: true } : {}),
       })
       .catch(async (error: unknown) => {
         throw (await unknownTool(context, name, error)) ?? error;
       });
     context.progress.done();
+    const taskId = noWait ? taskHandleId(result as unknown as JsonObject) : undefined;
+    if (taskId !== undefined) {
+      if (context.settings.json) printJson(result);
+      else printText(`task ${printableLine(taskId)}`);
+      return EXIT_OK;
+    }
     if (context.settings.json) printJson(result);
     else printText(renderCallResult(result as unknown as JsonObject));
     return result.isError === true ? EXIT_FAILURE : EXIT_OK;
   });
+}
+
+/** The task id of a task handle in either form (flat in the extension, under `task` in 2025-11-25). */
+function taskHandleId(result: JsonObject): string | undefined {
+  if (result.resultType === "task" && typeof result.taskId === "string") return result.taskId;
+  const task = result.task;
+  if (isPlainObject(task) && typeof task.taskId === "string") return task.taskId;
+  return undefined;
 }
 
 /** A refusal (-32602) for a tool the server does not list: name the ones it has. */
