@@ -3,6 +3,7 @@ import { isPlainObject, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { ignoring } from "../text/ignored-error.js";
 import { InvalidResultError } from "./results.js";
+import { statusChanges } from "./task-status.js";
 
 /**
  * The client side of 2025-11-25 tasks (basic/utilities/tasks.mdx): when a legacy tools/call
@@ -13,6 +14,7 @@ import { InvalidResultError } from "./results.js";
 type Send = (method: string, params: JsonObject, signal?: AbortSignal) => Promise<JsonObject>;
 
 const DEFAULT_POLL_MS = 1000;
+const ENDED = new Set<unknown>(["completed", "failed", "cancelled"]);
 const MIN_POLL_MS = 10;
 
 /** Whether a legacy server takes task-augmented tools/call (capabilities.tasks.requests.tools.call). */
@@ -56,12 +58,26 @@ export async function awaitLegacyTask(
   }
   const taskId = first.taskId;
   const { signal } = options;
+  const changes = statusChanges(options.onStatus);
+  // tasks/result brings the end but not the status it ended in: read that once, for a caller
+  // who follows the statuses. A failure to read it changes nothing about the result.
+  const reportEnd = async () => {
+    if (options.onStatus === undefined || signal?.aborted || ENDED.has(changes.last())) return;
+    const end = await send("tasks/get", { taskId }).catch(ignoring("reading a task's end"));
+    if (end !== undefined) changes.report(fromLegacyTask(end));
+  };
   let task = first;
   try {
     for (;;) {
-      options.onStatus?.(fromLegacyTask(task));
+      changes.report(fromLegacyTask(task));
       if (task.status === "cancelled") throw cancelled(taskId);
-      if (task.status !== "working") return await send("tasks/result", { taskId }, signal);
+      if (task.status !== "working") {
+        try {
+          return await send("tasks/result", { taskId }, signal);
+        } finally {
+          await reportEnd();
+        }
+      }
       const interval = typeof task.pollInterval === "number" ? task.pollInterval : DEFAULT_POLL_MS;
       await delay(Math.max(MIN_POLL_MS, interval), undefined, { signal });
       task = await send("tasks/get", { taskId }, signal);

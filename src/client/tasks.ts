@@ -5,6 +5,7 @@ import { ignoring } from "../text/ignored-error.js";
 import { fromLegacyTask } from "./legacy-tasks.js";
 import { answerInputRequests } from "./mrtr.js";
 import { InvalidResultError } from "./results.js";
+import { statusChanges } from "./task-status.js";
 import type { ClientHandlers } from "./types.js";
 
 /** The tasks extension's identifier (io.modelcontextprotocol/tasks). */
@@ -78,7 +79,7 @@ export class ClientTasks {
 export interface TaskWait {
   handlers: ClientHandlers;
   signal?: AbortSignal;
-  /** Every status seen while waiting (the CLI shows them as progress). */
+  /** Each change of the task's status or statusMessage while waiting, once (the CLI shows them). */
   onStatus?: (task: JsonObject) => void;
 }
 
@@ -99,10 +100,11 @@ export async function awaitTask(
   }
   const { signal } = wait;
   const answered = new Set<string>();
+  const changes = statusChanges(wait.onStatus);
   let task = created;
   try {
     for (;;) {
-      wait.onStatus?.(task);
+      changes.report(task);
       switch (task.status) {
         case "completed":
           if (!isPlainObject(task.result)) {
