@@ -13,6 +13,12 @@
  * reaches besides into `shared-server`, then `shared-client` likewise; rollup splits the rest
  * (HTTP, auth, redis, the CLI) as their entries share it. So a stdio server never parses
  * client, HTTP or auth code.
+ *
+ * A second pass writes the web build (dist/pkg/web), what the `workerd`, `worker` and `browser`
+ * export conditions pick for the entries that run there: the same modules, except that where
+ * `x.web.js` sits beside `x.js`, the web file replaces it (the JSON Schema engine without code
+ * generation, Node-only helpers that say so when called). The two builds never mix: a runtime
+ * takes every entry from one of them, so classes stay single there too.
  */
 import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -36,6 +42,28 @@ function entries() {
   for (const bin of Object.values(manifest.bin)) add(bin);
   return input;
 }
+
+/** The web build's entries: the exports whose `workerd` condition points into dist/pkg/web. */
+function webEntries() {
+  const input = {};
+  for (const target of Object.values(manifest.exports)) {
+    if (target.workerd === undefined) continue;
+    const name = relative(join(TO, "web"), join(ROOT, target.workerd)).replace(/\.js$/, "");
+    input[name] = join(FROM, `${name}.js`);
+  }
+  return input;
+}
+
+/** Resolves a module of ours to its `.web.js` sibling where there is one (the web build). */
+const webSiblings = {
+  name: "web-siblings",
+  async resolveId(source, importer, options) {
+    const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+    if (!resolved || resolved.external || !resolved.id.startsWith(FROM)) return resolved;
+    const web = resolved.id.replace(/\.js$/, ".web.js");
+    return existsSync(web) ? { ...resolved, id: web } : resolved;
+  },
+};
 
 /** Chunk groups in priority order: a module goes to the first group whose entries reach it. */
 const GROUPS = [
@@ -98,15 +126,16 @@ const asciiOnly = {
 const external = (id) => !id.startsWith(".") && !id.startsWith("/");
 
 rmSync(TO, { recursive: true, force: true });
+const onwarn = (warning, warn) => {
+  // tsc's output has import cycles between modules of one folder; they are fine in ESM.
+  if (warning.code === "CIRCULAR_DEPENDENCY") return;
+  warn(warning);
+};
 const bundle = await rollup({
   input: entries(),
   external,
   plugins: [tscSourceMaps, asciiOnly],
-  onwarn(warning, warn) {
-    // tsc's output has import cycles between modules of one folder; they are fine in ESM.
-    if (warning.code === "CIRCULAR_DEPENDENCY") return;
-    warn(warning);
-  },
+  onwarn,
 });
 await bundle.write({
   dir: TO,
@@ -117,6 +146,20 @@ await bundle.write({
   sourcemap: true,
 });
 await bundle.close();
+const web = await rollup({
+  input: webEntries(),
+  external,
+  plugins: [webSiblings, tscSourceMaps, asciiOnly],
+  onwarn,
+});
+await web.write({
+  dir: join(TO, "web"),
+  format: "es",
+  entryFileNames: "[name].js",
+  chunkFileNames: "chunks/[name]-[hash].js",
+  sourcemap: true,
+});
+await web.close();
 // rollup writes files without the executable bit; `npx mcpwire` in a checkout (and the package's
 // bin on a system that keeps modes) runs the file itself, so give the bin its bit back.
 for (const bin of Object.values(manifest.bin)) chmodSync(join(ROOT, bin), 0o755);

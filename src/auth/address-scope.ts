@@ -7,62 +7,12 @@
  * server itself is on one of them; names are checked where they are resolved, at connect time,
  * so a name that answers differently the second time (DNS rebinding) gains nothing.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import type { LookupAddress } from "node:dns";
+import type { LookupFunction } from "node:net";
+import { defaultLookup } from "./dns-lookup.js";
+import { isIP, isPublicAddress } from "./ip-scope.js";
 
-/** IANA special-purpose ranges: nothing on the internet at large lives there. */
-const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  // Unspecified, loopback and the old IPv4-compatible form (::7f00:1).
-  ["::", 96],
-  ["64:ff9b:1::", 48],
-  ["100::", 64],
-  // Teredo and 6to4 carry an IPv4 address of any kind.
-  ["2001::", 32],
-  ["2001:db8::", 32],
-  ["2002::", 16],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, "ipv6");
-}
-
-/** Whether `address` (an IP address, no brackets) is one the internet at large can have. */
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 4) return !NOT_PUBLIC.check(address, "ipv4");
-  // IPv4-mapped (::ffff:a.b.c.d) is checked as the IPv4 address by BlockList itself; NAT64's
-  // well-known prefix (RFC 6052) carries one in its last 32 bits.
-  const nat64 = /^64:ff9b::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (nat64) {
-    const high = Number.parseInt(nat64[1] as string, 16);
-    const low = Number.parseInt(nat64[2] as string, 16);
-    return isPublicAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
-  }
-  return !NOT_PUBLIC.check(address, "ipv6");
-}
+export { defaultLookup, isPublicAddress };
 
 /** A URL's host without IPv6 brackets or a final dot. */
 export function bareHost(url: URL): string {
@@ -122,7 +72,7 @@ export class NonPublicAddressError extends Error {
  * A resolver for node's sockets that fails when any address of the name is not public (the
  * socket would try them in turn, so one is enough to refuse).
  */
-export function publicOnlyLookup(lookup: LookupFunction = dnsLookup): LookupFunction {
+export function publicOnlyLookup(lookup: LookupFunction = defaultLookup): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, found) => {
       const addresses = Array.isArray(found) ? found : [];
@@ -140,5 +90,3 @@ export function publicOnlyLookup(lookup: LookupFunction = dnsLookup): LookupFunc
     });
   };
 }
-
-export const defaultLookup: LookupFunction = dnsLookup;

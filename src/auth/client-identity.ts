@@ -9,6 +9,7 @@
  * The token endpoint authentication method is one the server advertises, never a guess.
  */
 import * as oauth from "oauth4webapi";
+import { base64, utf8 } from "../platform/bytes.js";
 import { printableLine } from "../text/printable.js";
 import { AuthorizationError } from "../transports/http/client/auth.js";
 import { authorizationFailure } from "./describe.js";
@@ -312,7 +313,7 @@ function authenticationFor(
 function clientSecretBasic(secret: string): oauth.ClientAuth {
   return (_as, client, _body, headers) => {
     const credentials = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`;
-    headers.set("authorization", `Basic ${Buffer.from(credentials).toString("base64")}`);
+    headers.set("authorization", `Basic ${base64(utf8(credentials))}`);
   };
 }
 

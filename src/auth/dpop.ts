@@ -10,9 +10,11 @@
  * - The key travels with the tokens in the store (a private JWK), so a refreshed or reloaded
  *   token keeps its binding.
  */
-import { createHash, randomUUID, type webcrypto } from "node:crypto";
+import type { webcrypto } from "node:crypto";
 import { exportJWK, importJWK, type JWK, SignJWT } from "jose";
 import * as oauth from "oauth4webapi";
+import { base64url } from "../platform/bytes.js";
+import { sha256 } from "../platform/digest.js";
 
 /** The key as the token store keeps it. */
 export interface StoredDpopKey {
@@ -89,12 +91,12 @@ export class DpopKey {
     return new SignJWT({
       htm: method,
       htu: `${url.origin}${url.pathname}`,
-      ath: createHash("sha256").update(accessToken).digest("base64url"),
+      ath: base64url(sha256(accessToken)),
       ...(nonce === undefined ? {} : { nonce }),
     })
       .setProtectedHeader({ alg: this.alg, typ: "dpop+jwt", jwk: this.publicJwk })
       .setIssuedAt()
-      .setJti(randomUUID())
+      .setJti(globalThis.crypto.randomUUID())
       .sign(this.keyPair.privateKey);
   }
 }

@@ -11,6 +11,7 @@
  */
 import type { LookupFunction } from "node:net";
 import * as oauth from "oauth4webapi";
+import { readUpTo } from "../platform/read-capped.js";
 import {
   AuthorizationError,
   type AuthorizationStep,
@@ -249,19 +250,5 @@ async function bodyUpTo(response: Response, max: number): Promise<Uint8Array | u
     await response.body?.cancel().catch(() => {});
     return undefined;
   }
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, size);
+  return readUpTo(response.body, max);
 }

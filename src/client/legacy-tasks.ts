@@ -1,6 +1,6 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { isPlainObject, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { delay } from "../platform/delay.js";
 import { ignoring } from "../text/ignored-error.js";
 import { InvalidResultError } from "./results.js";
 import { statusChanges } from "./task-status.js";
@@ -79,7 +79,7 @@ export async function awaitLegacyTask(
         }
       }
       const interval = typeof task.pollInterval === "number" ? task.pollInterval : DEFAULT_POLL_MS;
-      await delay(Math.max(MIN_POLL_MS, interval), undefined, { signal });
+      await delay(Math.max(MIN_POLL_MS, interval), signal);
       task = await send("tasks/get", { taskId }, signal);
     }
   } catch (error) {

@@ -1,6 +1,6 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcErrorObject } from "../jsonrpc/types.js";
+import { delay } from "../platform/delay.js";
 import { ignoring } from "../text/ignored-error.js";
 import { fromLegacyTask } from "./legacy-tasks.js";
 import { answerInputRequests } from "./mrtr.js";
@@ -123,7 +123,7 @@ export async function awaitTask(
       }
       const interval =
         typeof task.pollIntervalMs === "number" ? task.pollIntervalMs : DEFAULT_POLL_MS;
-      await delay(Math.max(MIN_POLL_MS, interval), undefined, { signal });
+      await delay(Math.max(MIN_POLL_MS, interval), signal);
       task = await tasks.get(taskId, signal);
     }
   } catch (error) {

@@ -3,6 +3,7 @@
  * when safe, else the `=?base64?…?=` sentinel around the UTF-8 bytes. Shared by the server
  * (decode and compare) and the client (encode and mirror).
  */
+import { base64, fromBase64, utf8 as utf8Bytes } from "../platform/bytes.js";
 
 export const HEADER = {
   protocolVersion: "MCP-Protocol-Version",
@@ -25,7 +26,7 @@ export const PARAM_HEADER_PREFIX = "Mcp-Param-";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
-/** Canonical base64 with padding: what `Buffer.from(…, "base64")` would silently forgive. */
+/** Canonical base64 with padding: what a lenient decoder (Buffer's) would silently forgive. */
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 // ignoreBOM: a leading U+FEFF is part of the value, not a byte order mark to strip.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -72,7 +73,7 @@ export function encodeHeaderValue(value: string): string {
   const plain =
     isPlainSafe(value) && value.trim() === value && value !== "" ? !isSentinel(value) : false;
   if (plain) return value;
-  return `${SENTINEL_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${SENTINEL_SUFFIX}`;
+  return `${SENTINEL_PREFIX}${base64(utf8Bytes(value))}${SENTINEL_SUFFIX}`;
 }
 
 /**
@@ -117,7 +118,8 @@ export function decodeHeaderValue(raw: string): DecodeResult {
   const encoded = value.slice(SENTINEL_PREFIX.length, value.length - SENTINEL_SUFFIX.length);
   if (!STRICT_BASE64.test(encoded)) return { ok: false, reason: "malformed base64" };
   try {
-    return { ok: true, value: utf8.decode(Buffer.from(encoded, "base64")) };
+    // STRICT_BASE64 passed, so it decodes.
+    return { ok: true, value: utf8.decode(fromBase64(encoded)!) };
   } catch {
     return { ok: false, reason: "base64 payload is not valid UTF-8" };
   }

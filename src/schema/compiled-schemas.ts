@@ -14,6 +14,7 @@
  * client, so this is the author's responsibility (ajvValidator's `regExp` swaps the engine).
  */
 import type { JsonObject } from "../jsonrpc/types.js";
+import { utf8Length } from "../platform/utf8-length.js";
 import {
   type SchemaCheck,
   type SchemaDialect,
@@ -179,17 +180,4 @@ function checkSize(schema: object, maxDepth: number, maxBytes: number): void {
   }
   if (utf8Length(text) > maxBytes)
     throw new SchemaError(`JSON Schema is larger than ${maxBytes} bytes`);
-}
-
-/** UTF-8 length of a string without encoding it (no Buffer outside Node). */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // A surrogate half is 2 bytes (a pair, 4); other code units above 0x7f are 2 or 3.
-    if (code >= 0xd800 && code <= 0xdfff) bytes += 1;
-    else if (code >= 0x800) bytes += 2;
-    else if (code >= 0x80) bytes += 1;
-  }
-  return bytes;
 }

@@ -35,7 +35,8 @@ export type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-cha
 export type { RequestStateOptions } from "./mrtr/request-state.js";
 export type { InputRequest } from "./mrtr/round.js";
 export type { RequiredClientCapabilities } from "./required-capabilities.js";
-export { resolveInside, safePathSegments } from "./safe-paths.js";
+export { resolveInside } from "./resolve-inside.js";
+export { safePathSegments } from "./safe-paths.js";
 export type {
   SchemaInput,
   SchemaOutput,

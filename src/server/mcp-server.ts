@@ -1,5 +1,6 @@
 import { ErrorCode, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { writeStderr } from "../platform/stderr.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import {
   checkExtension,
@@ -467,7 +468,7 @@ export class McpServer {
 
   private writeError(error: Error): void {
     if (this.options.onError) this.options.onError(error);
-    else process.stderr.write(`mcpwire server: ${error.message}\n`);
+    else writeStderr(`mcpwire server: ${error.message}\n`);
   }
 
   private deliverToLegacy(event: SubscriptionEvent): void {

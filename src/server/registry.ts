@@ -1,4 +1,5 @@
 import { InvalidParamsError } from "../jsonrpc/errors.js";
+import { base64url, fromBase64url, fromUtf8, utf8 } from "../platform/bytes.js";
 
 /**
  * An ordered, keyed collection of registered features (tools, prompts, resources) that tells
@@ -56,12 +57,13 @@ export function paginate<T>(
 }
 
 function encodeCursor(offset: number): string {
-  return Buffer.from(`o:${offset}`).toString("base64url");
+  return base64url(utf8(`o:${offset}`));
 }
 
 function decodeCursor(cursor: unknown): number {
   if (typeof cursor === "string") {
-    const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
+    const bytes = fromBase64url(cursor);
+    const match = bytes && /^o:(\d{1,9})$/.exec(fromUtf8(bytes));
     if (match) return Number(match[1]);
   }
   throw new InvalidParamsError("Invalid cursor", { cursor });

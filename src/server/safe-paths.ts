@@ -6,7 +6,6 @@
  * directory as it is reads outside it (path traversal). These helpers refuse such values with
  * -32602 so a read handler can pass the error straight through.
  */
-import { isAbsolute, resolve, sep } from "node:path";
 import { InvalidParamsError } from "../jsonrpc/errors.js";
 
 /** Percent-escapes are undone this many times at most when looking for a hidden ".." or "/". */
@@ -25,7 +24,8 @@ export function safePathSegments(value: string | readonly string[]): string[] {
     if (typeof part !== "string") throw new InvalidParamsError("A path must be text");
     if (part.includes("\0")) throw refused("contains a NUL byte");
     if (part.includes("\\")) throw refused("contains a backslash");
-    if (part.startsWith("/") || isAbsolute(part) || /^[A-Za-z]:/.test(part)) {
+    // With backslashes refused, a leading "/" or a drive letter is every absolute form.
+    if (part.startsWith("/") || /^[A-Za-z]:/.test(part)) {
       throw refused("is an absolute path");
     }
     for (const segment of part.split("/")) {
@@ -39,21 +39,6 @@ export function safePathSegments(value: string | readonly string[]): string[] {
     }
   }
   return segments;
-}
-
-/**
- * The absolute path of `relative` (a variable value or its segments) inside `root`; throws
- * -32602 when it would leave `root` (see safePathSegments). Symbolic links inside `root` are
- * not followed here: a handler that must not follow them out checks `fs.realpath` as well.
- */
-export function resolveInside(root: string, relative: string | readonly string[]): string {
-  const base = resolve(root);
-  const target = resolve(base, ...safePathSegments(relative));
-  // Belt and braces: whatever the segments were, the result must still be under root.
-  if (target !== base && !target.startsWith(base.endsWith(sep) ? base : base + sep)) {
-    throw refused("leaves the root directory");
-  }
-  return target;
 }
 
 /** Undoes percent-encoding until nothing changes (or the rounds run out, or it is malformed). */
@@ -72,6 +57,6 @@ function fullyDecoded(segment: string): string {
   return current;
 }
 
-function refused(why: string): InvalidParamsError {
+export function refused(why: string): InvalidParamsError {
   return new InvalidParamsError(`Refused resource path: it ${why}`);
 }

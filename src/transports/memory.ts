@@ -6,6 +6,8 @@
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
+import { macrotask } from "../platform/scheduling.js";
+import { utf8Length } from "../platform/utf8-length.js";
 import type {
   CloseInfo,
   SendOptions,
@@ -113,7 +115,7 @@ class MemoryTransport implements Transport {
     this.drainScheduled = true;
     // A macrotask, not a microtask: two sides answering each other forever must still let
     // timers and I/O run between rounds, as a real channel would.
-    setImmediate(this.drain);
+    macrotask(this.drain);
   }
 
   private readonly drain = (): void => {
@@ -137,7 +139,7 @@ class MemoryTransport implements Transport {
     const result = parseMessage(payload);
     if (result.ok) receiver.message(result.message);
     else {
-      receiver.frameError?.({ kind: "invalid", failure: result, size: Buffer.byteLength(payload) });
+      receiver.frameError?.({ kind: "invalid", failure: result, size: utf8Length(payload) });
     }
   }
 }

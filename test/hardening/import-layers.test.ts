@@ -17,7 +17,8 @@ import { fileURLToPath } from "node:url";
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), "../../../src");
 const IMPORT = /(?:(?:import|export)\s[^;]*?from\s+|import\(\s*)"(\.[^"]+)"/g;
 
-const BASE = ["text", "jsonrpc"];
+// platform/: bytes, hashing and other runtime differences (Node vs web builds), a leaf like text.
+const BASE = ["text", "platform", "jsonrpc"];
 // schema/: the JSON Schema engines (ajv, cfworker) and their seam, used by server and client.
 const CORE = [...BASE, "protocol", "schema"];
 const SIDES = [...CORE, "server", "client"];
@@ -29,7 +30,8 @@ const BINDINGS = [...SIDES, "transports"];
  */
 const LAYERS: Record<string, readonly string[]> = {
   text: [],
-  jsonrpc: ["text"],
+  platform: [],
+  jsonrpc: ["text", "platform"],
   protocol: BASE,
   schema: BASE,
   server: CORE,

@@ -5,8 +5,10 @@
  * token, `jti` has not been seen before, and whose key's thumbprint is the token's `cnf.jkt`.
  * jose does the JWS work; this file only decides what to check.
  */
-import { createHash } from "node:crypto";
+
 import { calculateJwkThumbprint, EmbeddedJWK, errors, type JWK, jwtVerify } from "jose";
+import { base64url } from "../../platform/bytes.js";
+import { sha256 } from "../../platform/digest.js";
 import type { GuardedRequest } from "../../transports/http/resource-guard.js";
 import { type DpopReplayCache, InMemoryDpopReplayCache } from "./dpop-replay.js";
 
@@ -98,7 +100,7 @@ export class DpopChecker {
     if (typeof iat !== "number" || iat > now + this.skewSec || iat < now - this.maxAgeSec) {
       throw new InvalidProofError("the DPoP proof's iat is too old or in the future");
     }
-    const ath = createHash("sha256").update(token).digest("base64url");
+    const ath = base64url(sha256(token));
     if (payload.ath !== ath)
       throw new InvalidProofError("the DPoP proof's ath is not the access token's hash");
     if (typeof payload.jti !== "string" || payload.jti === "" || payload.jti.length > 256) {

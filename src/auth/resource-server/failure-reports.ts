@@ -1,4 +1,5 @@
 /** How protectResource reports a failure to check a token (not a bad token: the check itself). */
+import { writeStderr } from "../../platform/stderr.js";
 import { LogThrottle } from "../../text/log-throttle.js";
 import { printableLine } from "../../text/printable.js";
 
@@ -20,7 +21,7 @@ export function failureReporter(
     // issuer): one line per kind per window, not one per request.
     stderrReports ??= new LogThrottle<string>({
       intervalMs: REPORT_INTERVAL_MS,
-      emit: (line) => process.stderr.write(line),
+      emit: (line) => writeStderr(line),
       summary: (kind, suppressed, intervalMs) =>
         `mcpwire auth: ${suppressed} more failures to check an access token (${kind}) in the last ${intervalMs / 1000} s\n`,
     });

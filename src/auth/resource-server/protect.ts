@@ -6,7 +6,8 @@
  * answers 401/403 with the challenges the spec describes, and checks the scopes each request
  * needs before anything runs.
  */
-import { createHash } from "node:crypto";
+import { base64url } from "../../platform/bytes.js";
+import { sha256 } from "../../platform/digest.js";
 import type { GuardedRequest, ResourceGuard } from "../../transports/http/resource-guard.js";
 import { type ChallengeError, challengeResponse, unavailableResponse } from "./challenge.js";
 import { checkServerUrl } from "./config-checks.js";
@@ -329,9 +330,7 @@ class ProtectedResource implements ResourceGuard {
       if (implies !== undefined) {
         verified = { ...verified, scopes: withImpliedScopes(verified.scopes, implies) };
       }
-      const principal = principalOf(verified, () =>
-        createHash("sha256").update(token).digest("base64url"),
-      );
+      const principal = principalOf(verified, () => base64url(sha256(token)));
       return this.remember(token, principal, verified);
     } catch (error) {
       if (error instanceof InvalidTokenError) {

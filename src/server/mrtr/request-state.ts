@@ -1,15 +1,15 @@
-import { createRequire } from "node:module";
 import { InvalidParamsError, isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import {
+  base64url,
+  fromBase64url,
+  fromUtf8,
+  randomBytes,
+  timingSafeEqual,
+  utf8,
+} from "../../platform/bytes.js";
+import { hmacSha256, sha256 } from "../../platform/digest.js";
 import { stableStringify } from "../../protocol/canonical-json.js";
-
-// node:crypto takes ~3 ms to load, a tenth of a stdio server's start-up; only servers that
-// actually seal or open a requestState pay for it.
-let cryptoModule: typeof import("node:crypto") | undefined;
-function crypto(): typeof import("node:crypto") {
-  cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-  return cryptoModule;
-}
 
 /** Settings of the multi round-trip (MRTR) `requestState` codec. */
 export interface RequestStateOptions {
@@ -74,7 +74,7 @@ const DEFAULT_MAX_STATE = 64 * 1024;
  */
 export class RequestStateCodec {
   /** Signing keys, newest first; the default random key is made on first use. */
-  private keysValue: Buffer[] | undefined;
+  private keysValue: Uint8Array[] | undefined;
   private readonly ttlMs: number;
   private readonly maxStateBytes: number;
   private readonly now: () => number;
@@ -83,7 +83,9 @@ export class RequestStateCodec {
     if (options.secret !== undefined) {
       const secrets = Array.isArray(options.secret) ? options.secret : [options.secret];
       if (secrets.length === 0) throw new Error("mrtr.secret needs at least one key");
-      this.keysValue = secrets.map((secret) => Buffer.from(secret));
+      this.keysValue = secrets.map((secret) =>
+        typeof secret === "string" ? utf8(secret) : Uint8Array.from(secret),
+      );
       for (const key of this.keysValue) {
         if (key.length < 16) throw new Error("mrtr.secret keys must be at least 16 bytes");
       }
@@ -107,8 +109,8 @@ export class RequestStateCodec {
     if (principal !== undefined) payload.p = principal;
     const digest = argumentsDigest(binding);
     if (digest !== undefined) payload.d = digest;
-    const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
-    const token = `${body}.${this.sign(this.keys[0]!, body).toString("base64url")}`;
+    const body = base64url(utf8(JSON.stringify(payload)));
+    const token = `${body}.${base64url(this.sign(this.keys[0]!, body))}`;
     if (token.length > this.maxStateBytes) {
       // The handler gathered more answers than a state may carry; fail loudly, not on retry.
       throw new Error(
@@ -126,9 +128,9 @@ export class RequestStateCodec {
     }
     const dot = token.indexOf(".");
     const body = token.slice(0, dot);
-    const mac = Buffer.from(token.slice(dot + 1), "base64url");
-    // base64url decoding skips junk, so re-encode to reject any altered spelling of the MAC.
-    if (dot <= 0 || mac.toString("base64url") !== token.slice(dot + 1) || !this.verify(body, mac)) {
+    // Only the canonical spelling of a MAC decodes: an altered one is refused like a wrong one.
+    const mac = fromBase64url(token.slice(dot + 1));
+    if (dot <= 0 || mac === undefined || !this.verify(body, mac)) {
       throw new InvalidParamsError(
         "requestState failed its integrity check (tampered, or sealed by another server)",
       );
@@ -158,21 +160,21 @@ export class RequestStateCodec {
     return { round: payload.r, answers: payload.a, asked: payload.q };
   }
 
-  private get keys(): Buffer[] {
-    this.keysValue ??= [crypto().randomBytes(32)];
+  private get keys(): Uint8Array[] {
+    this.keysValue ??= [randomBytes(32)];
     return this.keysValue;
   }
 
-  private sign(key: Buffer, body: string): Buffer {
-    return crypto().createHmac("sha256", key).update(body).digest();
+  private sign(key: Uint8Array, body: string): Uint8Array {
+    return hmacSha256(key, body);
   }
 
-  private verify(body: string, mac: Buffer): boolean {
+  private verify(body: string, mac: Uint8Array): boolean {
     let ok = false;
     for (const key of this.keys) {
       const expected = this.sign(key, body);
       // Check every key (no early exit) so timing says nothing about which one matched.
-      if (expected.length === mac.length && crypto().timingSafeEqual(expected, mac)) ok = true;
+      if (timingSafeEqual(expected, mac)) ok = true;
     }
     return ok;
   }
@@ -181,7 +183,8 @@ export class RequestStateCodec {
 function parsePayload(body: string): Payload {
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+    const bytes = fromBase64url(body);
+    payload = bytes === undefined ? undefined : JSON.parse(fromUtf8(bytes));
   } catch {
     payload = undefined;
   }
@@ -215,7 +218,7 @@ function argumentsDigest(binding: StateBinding): string | undefined {
     if (!(error instanceof RangeError)) throw error;
     throw new InvalidParamsError("arguments are nested too deeply for a multi round-trip request");
   }
-  return crypto().createHash("sha256").update(text).digest("base64url");
+  return base64url(sha256(text));
 }
 
 function principalHash(principal: unknown): string | undefined {
@@ -226,5 +229,5 @@ function principalHash(principal: unknown): string | undefined {
   } catch {
     text = String(principal);
   }
-  return crypto().createHash("sha256").update(text).digest("base64url").slice(0, 22);
+  return base64url(sha256(text)).slice(0, 22);
 }

@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
-
-// Loaded on first use, as in mrtr/request-state.ts: most servers never create a task.
-let hashing: typeof import("node:crypto") | undefined;
+import { base64url } from "../../platform/bytes.js";
+import { sha256 } from "../../platform/digest.js";
 
 /**
  * The owner key a task is bound to: a hash of whoever the transport authenticated, "" for no
@@ -16,8 +14,7 @@ export function taskOwner(principal: unknown): string {
   } catch {
     text = String(principal);
   }
-  hashing ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-  return hashing.createHash("sha256").update(text).digest("base64url");
+  return base64url(sha256(text));
 }
 
 /** Each legacy session's key, made when first asked for. */

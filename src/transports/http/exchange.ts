@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
+import { utf8Length } from "../../platform/utf8-length.js";
 import { META } from "../../protocol/meta.js";
 import { type HeaderPairs, NO_HEADERS } from "./security.js";
 import { formatSseEvent, SseStream } from "./sse.js";
@@ -84,7 +85,7 @@ export function jsonReply(
   base: HeaderPairs = NO_HEADERS,
 ): PlainReply {
   const text = JSON.stringify(body);
-  const length = ["content-length", String(Buffer.byteLength(text))] as const;
+  const length = ["content-length", String(utf8Length(text))] as const;
   const headers = base.length === 0 ? [JSON_TYPE, length] : [...base, JSON_TYPE, length];
   return { status, headers, body: text };
 }

@@ -5,6 +5,8 @@
  */
 import { parseMessage } from "../../jsonrpc/classify.js";
 import { ErrorCode } from "../../jsonrpc/errors.js";
+import { fromUtf8 } from "../../platform/bytes.js";
+import { readUpTo } from "../../platform/read-capped.js";
 import type { MessageContext } from "../../protocol/transport.js";
 import type { McpServer } from "../../server/mcp-server.js";
 import { HttpEndpoint, rpcErrorReply } from "./endpoint.js";
@@ -193,20 +195,7 @@ async function readBody(request: Request, endpoint: HttpEndpoint): Promise<strin
     return text.length > endpoint.maxBodyBytes ? undefined : text;
   }
   if (!request.body) return "";
-  const limit = endpoint.maxBodyBytes;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
+  const bytes = await readUpTo(request.body, endpoint.maxBodyBytes);
   // Invalid UTF-8 becomes U+FFFD and then, almost always, a JSON parse error.
-  return Buffer.concat(chunks, total).toString("utf8");
+  return bytes === undefined ? undefined : fromUtf8(bytes);
 }

@@ -4,14 +4,9 @@
  * Field": caches MUST NOT be shared across authorization contexts). Only the digest ever leaves
  * this file, so a cache key that gets logged shows no token.
  */
-import { createRequire } from "node:module";
-
-// node:crypto loads only for clients that send an Authorization header (see request-state.ts).
-let cryptoModule: typeof import("node:crypto") | undefined;
-function crypto(): typeof import("node:crypto") {
-  cryptoModule ??= createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
-  return cryptoModule;
-}
+import { base64url } from "../../../platform/bytes.js";
+// node:crypto loads only for clients that send an Authorization header (platform/digest.ts).
+import { sha256 } from "../../../platform/digest.js";
 
 /** SHA-256 (base64url) of the Authorization header's value; undefined without one. */
 export function authorizationDigest(
@@ -20,7 +15,7 @@ export function authorizationDigest(
   if (!headers) return undefined;
   for (const name of Object.keys(headers)) {
     if (name.length === 13 && name.toLowerCase() === "authorization") {
-      return crypto().createHash("sha256").update(headers[name]!).digest("base64url");
+      return base64url(sha256(headers[name]!));
     }
   }
   return undefined;

@@ -33,6 +33,7 @@ import { printableLine } from "../../../text/printable.js";
 import { failureReplyIn, replyIn } from "./answer-reader.js";
 import { type HttpAuthProvider, type HttpAuthRequest, sendAuthorized } from "./auth.js";
 import { authorizationDigest } from "./authorization-context.js";
+import { defaultCarrier } from "./default-carrier.js";
 import {
   CachedLegacyError,
   endpointKey,
@@ -42,7 +43,6 @@ import {
 } from "./era.js";
 import { LegacySession } from "./legacy-session.js";
 import { standardHeaders } from "./mcp-headers-out.js";
-import { NodeCarrier } from "./node-carrier.js";
 import type { HeaderSource, HttpClientTransportOptions } from "./options.js";
 import { FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
 import { brokenStream, type ReplySink } from "./reply-reader.js";
@@ -274,12 +274,12 @@ export class HttpClientTransport implements Transport {
 
   /**
    * How requests to the endpoint travel (modern POSTs; legacy POSTs, GETs and DELETE): the
-   * user's fetch when given, node:http otherwise.
+   * user's fetch when given, else node:http on Node and the runtime's fetch elsewhere.
    */
   private get poster(): PostCarrier {
     this.posterValue ??= this.options.fetch
       ? new FetchCarrier(this.options.fetch)
-      : new NodeCarrier({ maxSockets: this.options.maxSockets });
+      : defaultCarrier({ maxSockets: this.options.maxSockets });
     return this.posterValue;
   }
 

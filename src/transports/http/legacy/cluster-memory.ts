@@ -4,6 +4,7 @@
  * what a single process gets at no cost. Everything is copied in and out, as over a network.
  */
 
+import { macrotask } from "../../../platform/scheduling.js";
 import {
   AppendConflict,
   type ClusterBus,
@@ -222,7 +223,7 @@ export class InMemoryClusterBackend {
         check();
         const copy = structuredClone(message);
         // Delivered on a later turn, as from a socket.
-        setImmediate(() => {
+        macrotask(() => {
           for (const listener of [...this.listeners]) listener(structuredClone(copy));
         });
       },

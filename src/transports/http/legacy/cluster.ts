@@ -6,12 +6,13 @@
  * (cluster-memory.ts) let several handlers in one process act as instances; mcpwire/redis has
  * the Redis ones. See docs/cluster.md.
  */
-import { randomBytes } from "node:crypto";
+
 import type {
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcResponse,
 } from "../../../jsonrpc/types.js";
+import { base64url, randomBytes } from "../../../platform/bytes.js";
 import type { LegacySnapshot } from "../../../server/connection.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
 import type { StreamRecord } from "./session-records.js";
@@ -134,7 +135,7 @@ export interface LegacyCluster {
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function newInstanceId(): string {
-  return randomBytes(6).toString("base64url");
+  return base64url(randomBytes(6));
 }
 
 export function checkInstanceId(id: string): string {
@@ -149,7 +150,7 @@ export function checkInstanceId(id: string): string {
  * without a read: `<instance>.<g|r><random>` (g: the standalone GET stream, r: a POST reply).
  */
 export function clusterStreamId(instanceId: string, standalone: boolean): string {
-  return `${instanceId}.${standalone ? "g" : "r"}${randomBytes(9).toString("base64url")}`;
+  return `${instanceId}.${standalone ? "g" : "r"}${base64url(randomBytes(9))}`;
 }
 
 export function parseClusterStreamId(

@@ -3,9 +3,9 @@
  * SSE streams (POST replies and the standalone GET stream) and what it negotiated. A record of it
  * is kept in a SessionRecordStore, so that another process can rebuild it after a restart.
  */
-import { randomFillSync, randomUUID } from "node:crypto";
 import { ErrorCode, isPlainObject, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from "../../../jsonrpc/types.js";
+import { base64url } from "../../../platform/bytes.js";
 import { HEADER } from "../../../protocol/http-headers.js";
 import type { MessageContext } from "../../../protocol/transport.js";
 import type { ServerConnection } from "../../../server/connection.js";
@@ -57,7 +57,7 @@ const PRIMING_SINCE = "2025-11-25";
 
 /** A session id: 128 random bits, visible ASCII only (a UUID). */
 export function newSessionId(): string {
-  return randomUUID();
+  return globalThis.crypto.randomUUID();
 }
 
 const STREAM_ID_BYTES = 9;
@@ -65,16 +65,16 @@ const STREAM_ID_BYTES = 9;
  * Random bytes for stream ids, drawn 512 ids at a time: a randomBytes(9) call per stream (one
  * per POST answered with SSE) was 9 % of a busy legacy server's CPU.
  */
-const streamIdPool = Buffer.alloc(STREAM_ID_BYTES * 512);
+const streamIdPool = new Uint8Array(STREAM_ID_BYTES * 512);
 let streamIdAt = streamIdPool.length;
 
 /** A stream id: 72 random bits, base64url. */
 function newStreamId(): string {
   if (streamIdAt === streamIdPool.length) {
-    randomFillSync(streamIdPool);
+    globalThis.crypto.getRandomValues(streamIdPool);
     streamIdAt = 0;
   }
-  const id = streamIdPool.toString("base64url", streamIdAt, streamIdAt + STREAM_ID_BYTES);
+  const id = base64url(streamIdPool.subarray(streamIdAt, streamIdAt + STREAM_ID_BYTES));
   streamIdAt += STREAM_ID_BYTES;
   return id;
 }

@@ -4,7 +4,6 @@
  * session id); every POST is answered 202 and whatever the server sends travels on the stream.
  * The session lives as long as the stream.
  */
-import { randomUUID } from "node:crypto";
 import { ErrorCode, LocalError } from "../../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type {
@@ -131,7 +130,7 @@ export class SseFallback {
       };
       return jsonResponse({ jsonrpc: "2.0", id: null, error }, 503, headers);
     }
-    const id = randomUUID();
+    const id = globalThis.crypto.randomUUID();
     const transport = new SseSessionTransport(
       id,
       this.keepAliveMs,
