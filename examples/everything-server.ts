@@ -19,6 +19,8 @@
  * "mcpwire:") serves as one server behind a load balancer (examples/everything-cluster.ts,
  * docs/cluster.md).
  *
+ * It also serves the skills of examples/skills (the Skills extension, docs/skills.md).
+ *
  * With --validator cfworker, tool arguments and results are checked by @cfworker/json-schema (no
  * code generation, the engine Workers use) instead of ajv: how the conformance suite's JSON
  * Schema scenarios run against both engines (test/schema/cfworker-conformance.test.ts).
@@ -27,6 +29,8 @@
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
  * ("listening on <url>"), so a script that passes `--port 0` can read it.
  */
+import { fileURLToPath } from "node:url";
+import { skillsFromDirectory } from "../src/extensions/skills/index.js";
 import { ajvValidator } from "../src/schema/ajv.js";
 import { cfworkerValidator } from "../src/schema/cfworker.js";
 import type { SchemaValidator } from "../src/schema/validator.js";
@@ -162,8 +166,13 @@ function validatorArgument(name: string | undefined): SchemaValidator {
   process.exit(2);
 }
 
+/** The skills the Skills extension serves: examples/skills (from dist/examples, two levels up). */
+const SKILLS_FOLDER = fileURLToPath(new URL("../../examples/skills", import.meta.url));
+
 /** `shared`: what a cluster shares (clusterOptions), merged into the server's options. */
-export function createEverythingServer(shared: Partial<McpServerOptions> = {}): McpServer {
+export async function createEverythingServer(
+  shared: Partial<McpServerOptions> = {},
+): Promise<McpServer> {
   const server = new McpServer({
     serverInfo: { name: "mcpwire-everything-server", version: "1.0.0" },
     instructions: "The mcpwire conformance fixture: every feature the MCP conformance suite calls.",
@@ -175,13 +184,18 @@ export function createEverythingServer(shared: Partial<McpServerOptions> = {}): 
   registerTaskTools(server);
   registerResources(server);
   registerPrompts(server);
+  // The Skills extension (SEP-2640), on the extension seam: skills/list, skills/get,
+  // resources/directory/read and the skill files as resources.
+  const skills = await skillsFromDirectory(SKILLS_FOLDER);
+  for (const problem of skills.problems) process.stderr.write(`skills: ${problem}\n`);
+  server.install(skills);
   return server;
 }
 
 const args = parseArgs(process.argv.slice(2));
 const cluster =
   args.redis === undefined ? undefined : await joinCluster(args.redis, args.redisPrefix);
-const server = createEverythingServer({
+const server = await createEverythingServer({
   ...cluster?.server,
   ...(args.validator ? { validator: args.validator } : {}),
 });

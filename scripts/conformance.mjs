@@ -25,8 +25,9 @@
  * loopback network access only).
  *
  * Exit code 1 when a scenario we target (every scored one, plus the pending/added-after-release
- * ones, plus the extensions mcpwire implements: the server's tasks-* scenarios and the client's
- * auth/* ones; other extensions are shown but not judged) fails without being listed in
+ * ones, plus the extensions mcpwire implements: the server's tasks-* and sep-2640-skills-*
+ * scenarios and the client's auth/* ones; other extensions are shown but not judged) fails
+ * (a skills scenario also when it skipped a check) without being listed in
  * conformance/expected-failures.yml, when a listed one passes (stale entry), or when the suite's
  * own verdict with that baseline is a failure.
  */
@@ -55,6 +56,8 @@ const RUNTIMES = {
     "run",
     "--no-prompt",
     "--allow-net=127.0.0.1",
+    // The skills it serves (the Skills extension): reading that folder and nothing else.
+    `--allow-read=${join(ROOT, "examples", "skills")}`,
     script,
   ],
 };
@@ -62,7 +65,8 @@ const DEFAULT_BASELINE = join(ROOT, "conformance", "expected-failures.yml");
 /**
  * Extension scenarios judged like scored ones, per role: mcpwire implements
  * io.modelcontextprotocol/tasks (server) and the auth extensions (client: client credentials,
- * enterprise-managed authorization, DPoP, workload identity).
+ * enterprise-managed authorization, DPoP, workload identity). The skills scenarios (below) are
+ * in no requirement file, so they are judged as it is.
  */
 const JUDGED_EXTENSIONS = { server: /^tasks-/, client: /^auth\// };
 /** The client auth extension scenarios each client run must contain (see the tasks list below). */
@@ -82,6 +86,16 @@ const REQUIRED_CLIENT_AUTH_EXTENSIONS = [
  */
 const REQUIRED_TASK_SCENARIOS = JSON.parse(
   readFileSync(join(ROOT, "conformance", "task-scenarios.json"), "utf8"),
+);
+
+/**
+ * The Skills extension's server scenarios (io.modelcontextprotocol/skills, SEP-2640). No
+ * requirement file names them, so the 2026-07-28 server run runs them by name (an extension
+ * scenario runs at 2026-07-28), and each must pass with no check skipped: the suite skips every
+ * check of a server that does not declare the extension and still reports a pass.
+ */
+const SKILLS_SCENARIOS = JSON.parse(
+  readFileSync(join(ROOT, "conformance", "skills-scenarios.json"), "utf8"),
 );
 
 function parseArgs(argv) {
@@ -259,9 +273,13 @@ function collectChecks(dir, role) {
   return results;
 }
 
-/** pass, warn, fail or skip for a scenario's checks; "missing" when it left none. */
-function verdict(checks) {
+/**
+ * pass, warn, fail or skip for a scenario's checks; "missing" when it left none; "skipped" when
+ * a scenario that must run every check (`complete`) skipped one.
+ */
+function verdict(checks, complete = false) {
   if (!checks) return "missing";
+  if (complete && checks.some((check) => check.status === "SKIPPED")) return "skipped";
   const statuses = new Set(checks.map((check) => check.status));
   if (statuses.has("FAILURE")) return "fail";
   if (statuses.has("WARNING")) return "warn";
@@ -277,6 +295,14 @@ async function runSet(paths, node, role, set, target, outDir, options) {
   args.push("--requirements", set, "--expected-failures", options.baseline, "-o", outDir);
   const started = Date.now();
   const result = await run(node, args, { log: options.verbose });
+  if (role === "server" && set === "2026-07-28") {
+    for (const scenario of SKILLS_SCENARIOS) {
+      const named = [paths.cli, "server", "--url", target, "--scenario", scenario, "-o", outDir];
+      const more = await run(node, named, { log: options.verbose });
+      result.code = Math.max(result.code, more.code);
+      result.output += more.output;
+    }
+  }
   return { ...result, seconds: (Date.now() - started) / 1000 };
 }
 
@@ -312,6 +338,7 @@ function cell(outcome, reason, baselined) {
     warn: "warn",
     fail: "**FAIL**",
     skip: "skip",
+    skipped: "**checks skipped**",
     missing: "**missing**",
   };
   let text = marks[outcome];
@@ -390,19 +417,20 @@ async function main() {
       ...requirements.notScored[role].keys(),
       ...checks.keys(),
       ...(role === "server" && set === "2026-07-28" ? REQUIRED_TASK_SCENARIOS : []),
+      ...(role === "server" && set === "2026-07-28" ? SKILLS_SCENARIOS : []),
       ...(role === "client" && set !== LEGACY_SET ? REQUIRED_CLIENT_AUTH_EXTENSIONS : []),
     ]);
     const total = { pass: 0, warn: 0, fail: 0, expected: 0, extensionFail: 0, seconds: took };
     totals.set(`${label} ${set}`, total);
     for (const name of names) {
-      const outcome = verdict(checks.get(name));
+      const outcome = verdict(checks.get(name), SKILLS_SCENARIOS.includes(name));
       const reason = requirements.notScored[role].get(name);
       const baselined = baseline[role].has(name);
       const key = `${label}\u0000${name}`;
       if (!rows.has(key)) rows.set(key, { label, name, cells: {} });
       rows.get(key).cells[set] = cell(outcome, reason, baselined);
       const judged = reason !== "extension" || JUDGED_EXTENSIONS[role].test(name);
-      const bad = outcome === "fail" || outcome === "missing";
+      const bad = outcome === "fail" || outcome === "missing" || outcome === "skipped";
       if (!judged) {
         if (bad) total.extensionFail += 1;
         else total.pass += 1;
@@ -412,7 +440,12 @@ async function main() {
       else if (bad) total.fail += 1;
       else if (outcome === "warn") total.warn += 1;
       else total.pass += 1;
-      if (bad && !baselined) problems.push(`${label} ${set}: ${name} ${outcome}`);
+      if (bad && !baselined) {
+        const skipped = (checks.get(name) ?? []).filter((check) => check.status === "SKIPPED");
+        const which =
+          outcome === "skipped" ? ` (${skipped.map((check) => check.id).join(", ")})` : "";
+        problems.push(`${label} ${set}: ${name} ${outcome}${which}`);
+      }
       if (!bad && baselined && outcome !== "skip") {
         problems.push(`${label} ${set}: ${name} passes but is listed in the baseline (stale)`);
       }
@@ -458,7 +491,7 @@ async function main() {
   lines.push(
     "",
     problems.length === 0
-      ? `Verdict: OK (no regression against ${relative(ROOT, options.baseline)}; extensions other than tasks and client auth are not judged).`
+      ? `Verdict: OK (no regression against ${relative(ROOT, options.baseline)}; extensions other than tasks, skills and client auth are not judged).`
       : `Verdict: REGRESSION\n${problems.map((p) => `- ${p}`).join("\n")}`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);

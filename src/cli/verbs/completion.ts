@@ -16,6 +16,7 @@ const VERBS = [
   "read",
   "prompt",
   "raw",
+  "skills",
   "shell",
   "gateway",
   "tap",
@@ -56,6 +57,9 @@ const OPTIONS = [
   "--paste",
   "--device",
   "--no-browser",
+  "--to",
+  "--force",
+  "--all",
 ];
 /** The server names of ./.mcp.json, found with node (always there: mcpwire runs on it). */
 const SERVER_NAMES =

@@ -6,9 +6,10 @@
  * `skill://{+path}` template. `reload()` rescans and swaps the catalog in one step.
  */
 import type { JsonObject } from "../../jsonrpc/types.js";
+import type { ExtensionMethod } from "../../protocol/extension.js";
 import type { CacheHint } from "../../protocol/mcp-types.js";
 import type { HandlerContext } from "../../server/context.js";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServer, ServerExtension } from "../../server/mcp-server.js";
 import type { SkillCatalog } from "./catalog.js";
 import { getSkill, listSkills, readDirectory, readSkillFile } from "./server-methods.js";
 import {
@@ -30,16 +31,14 @@ export interface SkillsServerOptions {
   cache?: CacheHint;
 }
 
-type Method = (params: JsonObject, context: HandlerContext) => JsonObject | Promise<JsonObject>;
-
 const DEFAULT_CACHE: CacheHint = { ttlMs: 0, cacheScope: "public" };
 /** Every skill file that is not a SKILL.md is read through this template. */
 const FILES_TEMPLATE = `${SKILL_URI_SCHEME}://{+path}`;
 
-export class SkillsServer {
+export class SkillsServer implements ServerExtension {
   readonly id = SKILLS_EXTENSION;
   readonly capability: JsonObject & SkillsCapability = { directoryRead: true };
-  readonly methods: Readonly<Record<string, Method>>;
+  readonly methods: Readonly<Record<string, ExtensionMethod<HandlerContext>>>;
   private current: SkillCatalog;
   private readonly load: () => Promise<SkillCatalog>;
   private readonly options: SkillsServerOptions;
