@@ -58,6 +58,8 @@ const RUNTIMES = {
     "--allow-net=127.0.0.1",
     // The skills it serves (the Skills extension): reading that folder and nothing else.
     `--allow-read=${join(ROOT, "examples", "skills")}`,
+    // The yaml package (SKILL.md frontmatter) looks these two debug switches up on each parse.
+    "--allow-env=LOG_TOKENS,LOG_STREAM",
     script,
   ],
 };

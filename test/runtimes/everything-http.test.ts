@@ -4,13 +4,15 @@
  * and legacy 2025-11-25 sessions. It covers what differs between runtimes under the
  * web-standard core: the node:http adapter as each runtime emulates it, SSE replies (progress),
  * the server asking the client (a real request on a legacy session, an input_required round
- * trip on a modern one), compiled schema validation, and a clean exit on SIGTERM.
+ * trip on a modern one), compiled schema validation, the skills it serves from a folder (file
+ * reads, YAML, hashing), and a clean exit on SIGTERM.
  * The official conformance suite runs against both runtimes in `npm run conformance`.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { McpClient } from "../../src/client/mcp-client.js";
+import { SkillsClient } from "../../src/extensions/skills/index.js";
 import type { Era } from "../../src/protocol/versions.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ListeningChild, spawnListening } from "../helpers/listening-child.js";
@@ -119,6 +121,16 @@ for (const runtime of RUNTIMES) {
           assert.equal(resource.contents.length, 1);
           const prompt = await client.getPrompt("test_simple_prompt");
           assert.ok(prompt.messages.length > 0);
+
+          // The Skills extension: the folder scanned, frontmatter parsed, files hashed here.
+          const skills = new SkillsClient(client);
+          const { skills: listed } = await skills.list();
+          assert.deepEqual(
+            listed.map((skill) => skill.frontmatter.name),
+            ["refunds", "code-review"],
+          );
+          const files = await skills.fetchAll(listed[1]!);
+          assert.equal(files.length, 2);
         } finally {
           await client.close();
         }

@@ -4,7 +4,7 @@
  * with the file they read, so both sides parse it here, with one YAML parser (`yaml`, YAML 1.2
  * core schema: no custom tags, no dates, no merge keys), and refuse what JSON cannot carry.
  */
-import { parse } from "yaml";
+import { parse, YAMLError } from "yaml";
 import { stableStringify } from "../../protocol/canonical-json.js";
 import { MAX_DESCRIPTION_LENGTH, skillNameProblem } from "./skill-name.js";
 import type { SkillFrontmatter } from "./wire.js";
@@ -47,8 +47,10 @@ export function parseFrontmatter(text: string): SkillFrontmatter {
   try {
     value = parse(yaml, { schema: "core", uniqueKeys: true, maxAliasCount: 100 });
   } catch (error) {
-    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new SkillFormatError(`the frontmatter is not valid YAML: ${why}`);
+    // Only what the YAML says is the author's fault; anything else (a runtime refusing the
+    // parser's environment lookups, say) is the server's and must not pass for bad frontmatter.
+    if (!(error instanceof YAMLError) && !isAliasBomb(error)) throw error;
+    throw new SkillFormatError(`the frontmatter is not valid YAML: ${firstLine(error as Error)}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new SkillFormatError("the frontmatter is not a YAML mapping");
@@ -71,6 +73,15 @@ export function parseFrontmatter(text: string): SkillFrontmatter {
     );
   }
   return frontmatter as SkillFrontmatter;
+}
+
+/** yaml refuses too many alias expansions with a ReferenceError of its own. */
+function isAliasBomb(error: unknown): boolean {
+  return error instanceof ReferenceError && /alias count/i.test(error.message);
+}
+
+function firstLine(error: Error): string {
+  return error.message.split("\n")[0] ?? "";
 }
 
 /** Throws unless `value` is JSON as it stands (finite numbers, plain objects and arrays). */
