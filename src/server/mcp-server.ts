@@ -216,18 +216,25 @@ export class McpServer {
     options: ToolOptions | undefined,
   ): (() => void) => {
     const remove = this.features.addTool(definition, handler, options);
-    if (options?.task && options.task.support !== "never") {
-      this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
-        this.subscriptionEvents.publish({
-          type: "taskStatus",
-          owner: record.owner,
-          task: taskNotification(record),
-          ...(record.legacySession !== undefined ? { legacySession: record.legacySession } : {}),
-        }),
-      );
-    }
+    if (options?.task && options.task.support !== "never") this.ensureTaskManager();
     return remove;
   };
+
+  /**
+   * The task manager, made on first need: by the first tool that can become a task, or by a
+   * subclass that runs tasks of its own (the gateway, bridging the two forms of tasks).
+   */
+  protected ensureTaskManager(): TaskManager {
+    this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
+      this.subscriptionEvents.publish({
+        type: "taskStatus",
+        owner: record.owner,
+        task: taskNotification(record),
+        ...(record.legacySession !== undefined ? { legacySession: record.legacySession } : {}),
+      }),
+    );
+    return this.taskManager;
+  }
 
   /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
   get tasks(): TaskManager | undefined {

@@ -150,7 +150,8 @@ export class ChildCall {
   /** (Re)starts the child's clock, unless a question waits for the client. */
   private arm(): void {
     clearTimeout(this.timer);
-    if (this.settled || this.questions.length > 0) return;
+    // A call the gateway runs as a task has no clock of its own: the task's TTL bounds it.
+    if (this.settled || this.questions.length > 0 || !Number.isFinite(this.timeoutMs)) return;
     this.timer = setTimeout(() => {
       const seconds = this.timeoutMs / 1000;
       this.controller.abort(

@@ -29,8 +29,11 @@ import type { ClientRequestMethod, HandlerContext } from "../../server/context.j
 import { McpServer } from "../../server/mcp-server.js";
 import { InputRequiredSignal } from "../../server/mrtr/round.js";
 import type { McpServerOptions } from "../../server/server-core.js";
-import { declaresTasks, TASK_METHODS } from "../../server/tasks/wire.js";
+import { LEGACY_TASK_METHODS, legacyTasksCapability } from "../../server/tasks/legacy-wire.js";
+import { callWithTask } from "../../server/tasks/task-call.js";
+import { declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "../../server/tasks/wire.js";
 import { writeErr } from "../core/terminal.js";
+import { bridgedSupport, childTaskForm, withTaskSupport } from "./gateway-era-tasks.js";
 import { GatewayLogs } from "./gateway-logs.js";
 import { relayedMeta } from "./gateway-meta.js";
 import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
@@ -240,6 +243,14 @@ export class GatewayServer extends McpServer {
     }
     // Legacy sessions may always set a level (the gateway filters); modern ones as the child.
     if (era === "legacy" || isPlainObject(child.logging)) capabilities.logging = {};
+    // Tasks in the form the client speaks, whichever the child speaks (gateway-era-tasks.ts).
+    const form = childTaskForm(this.child());
+    if (form !== undefined && era === "legacy") {
+      capabilities.tasks = legacyTasksCapability(true);
+    }
+    if (form === "legacy" && era === "modern") {
+      capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };
+    }
     return capabilities;
   }
 
@@ -249,7 +260,17 @@ export class GatewayServer extends McpServer {
     context: HandlerContext,
   ): Promise<JsonObject> {
     if (method === "server/discover") return super.handle(method, params, context);
-    if (TASK_METHODS.has(method)) return this.relayTask(method, params, context);
+    if (TASK_METHODS.has(method) || LEGACY_TASK_METHODS.has(method)) {
+      if (await this.ownsTask(method, params, context)) {
+        this.ensureTaskManager();
+        return super.handle(method, params, context);
+      }
+      // tasks/result and tasks/list are 2025-11-25's alone: the extension has neither.
+      if (!TASK_METHODS.has(method)) {
+        throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      }
+      return this.relayTask(method, params, context);
+    }
     if (!PROXIED.has(method)) {
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
@@ -258,10 +279,48 @@ export class GatewayServer extends McpServer {
     // else is a new call on the child.
     const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
     const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
+    if (method === "tools/call") {
+      const child = this.child();
+      const tool =
+        childTaskForm(child) === "legacy" ? await this.childTool(params.name) : undefined;
+      const support = bridgedSupport(child, tool, context);
+      if (support !== undefined) {
+        const { task, ...call } = forwarded;
+        const run = (taskContext: HandlerContext) =>
+          this.callOnChild(method, call, binding, taskContext, _meta, true);
+        const result = await callWithTask(
+          this.ensureTaskManager(),
+          { support },
+          call,
+          context,
+          run,
+          task,
+        );
+        return isTaskHandle(result) ? result : withoutConnectionFields(result);
+      }
+    }
+    return this.callOnChild(method, forwarded, binding, context, _meta, false, params);
+  }
+
+  /**
+   * One call on the child for the HTTP request `context` (or, with `bridged`, for the task the
+   * gateway runs in its place: no clock but the task's, and the tasks extension declared to a
+   * modern child so that its own task comes back, which the gateway's client then drives).
+   */
+  private async callOnChild(
+    method: string,
+    forwarded: JsonObject,
+    binding: string,
+    context: HandlerContext,
+    _meta: unknown,
+    bridged: boolean,
+    /** The request's own params, whose answers may resume a parked call (not for a task). */
+    original?: JsonObject,
+  ): Promise<JsonObject> {
     const endLogs = await this.logs.begin(context);
     const call =
-      this.parked.resume(params, binding) ??
-      this.callChild(method, forwarded, binding, context, _meta);
+      (original && this.parked.resume(original, binding)) ??
+      this.callChild(method, forwarded, binding, context, _meta, bridged);
     this.inFlight.add(context);
     let result: JsonObject;
     try {
@@ -275,6 +334,9 @@ export class GatewayServer extends McpServer {
     }
     if (method === "tools/list" && Array.isArray(result.tools)) {
       for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
+      if (context.era === "legacy" && childTaskForm(this.child()) === "extension") {
+        result = { ...result, tools: withTaskSupport(result.tools) };
+      }
     }
     if (result.resultType === "task") {
       // A CreateTaskResult: its resultType and ttlMs are the task's, not caching hints.
@@ -282,6 +344,34 @@ export class GatewayServer extends McpServer {
       return withoutServerInfo({ ...result });
     }
     return withoutConnectionFields(result);
+  }
+
+  /** The child's tool of this name as last listed (listed now if it was not). */
+  private async childTool(name: unknown): Promise<Tool | undefined> {
+    if (typeof name !== "string") return undefined;
+    if (!this.tools.has(name)) {
+      for (const tool of await this.child().listAllTools()) this.tools.set(tool.name, tool);
+    }
+    return this.tools.get(name);
+  }
+
+  /**
+   * Whether a tasks/* request is for the gateway's own tasks (gateway-era-tasks.ts): every one
+   * from a legacy client of 2025-11-25 tasks, and those naming a task the gateway runs.
+   */
+  private async ownsTask(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<boolean> {
+    if (!declaresTasks(context.clientCapabilities)) {
+      return context.era === "legacy" || !TASK_METHODS.has(method);
+    }
+    const taskId = params.taskId;
+    const store = this.tasks?.store;
+    return (
+      typeof taskId === "string" && store !== undefined && (await store.get(taskId)) !== undefined
+    );
   }
 
   /** tasks/get, tasks/update, tasks/cancel: to the child, for the task's own client only. */
@@ -312,10 +402,14 @@ export class GatewayServer extends McpServer {
     client: McpClient,
     context: HandlerContext,
     meta: unknown,
+    bridged = false,
   ): JsonObject | undefined {
     const relayed = relayedMeta(meta);
     if (client.era !== "modern") return relayed;
-    const extensions = context.clientCapabilities.extensions;
+    // The gateway's own task drives the child's: the child is told the gateway takes tasks.
+    const extensions = bridged
+      ? { ...context.clientCapabilities.extensions, [TASKS_EXTENSION]: {} }
+      : context.clientCapabilities.extensions;
     if (relayed === undefined && extensions === undefined && context.logLevel === undefined) {
       return PLAIN_CAPABILITIES_META;
     }
@@ -337,19 +431,21 @@ export class GatewayServer extends McpServer {
     binding: string,
     context: HandlerContext,
     meta: unknown,
+    bridged = false,
   ): ChildCall {
     const client = this.child();
-    const call = new ChildCall(binding, this.childTimeoutMs);
+    const call = new ChildCall(binding, bridged ? Number.POSITIVE_INFINITY : this.childTimeoutMs);
     const options: CallOptions = {
       signal: call.signal,
       noTimeout: true, // the call keeps its own clock (see ChildCall)
       onProgress: (progress) => call.progress(progress),
     };
-    const childMeta = this.childMeta(client, context, meta);
+    const childMeta = this.childMeta(client, context, meta, bridged);
     if (childMeta) options._meta = childMeta;
     // A client of the tasks extension gets the child's task to drive itself; for any other
-    // the gateway's client waits for the task's end (a modern child makes none for it).
-    if (method === "tools/call" && declaresTasks(context.clientCapabilities)) {
+    // the gateway's client waits for the task's end (a modern child makes none for it), and so
+    // it does for a task the gateway runs itself (gateway-era-tasks.ts).
+    if (method === "tools/call" && declaresTasks(context.clientCapabilities) && !bridged) {
       options.returnTaskHandle = true;
     }
     this.calls.add(call);
@@ -381,6 +477,13 @@ function declares(
   if (!isPlainObject(elicitation)) return false;
   if (params.mode === "url") return elicitation.url !== undefined;
   return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
+}
+
+/** A task handle the gateway's own task machinery made (either form): passed on as it is. */
+function isTaskHandle(result: JsonObject): boolean {
+  return (
+    result.resultType === "task" || (isPlainObject(result.task) && result.content === undefined)
+  );
 }
 
 function withoutConnectionFields(result: JsonObject): JsonObject {
