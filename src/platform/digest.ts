@@ -2,7 +2,7 @@
  * SHA-256 and HMAC-SHA256, synchronous, on Node (and Bun, Deno) through node:crypto, loaded on
  * first use: it takes ~3 ms to load, a tenth of a stdio server's start-up, and only servers that
  * seal a requestState or hash a principal pay for it. The web build swaps this file for
- * digest.web.ts (plain JavaScript).
+ * digest.web.ts (@noble/hashes).
  */
 import { createRequire } from "node:module";
 

@@ -1,7 +1,7 @@
 /**
- * The web build's bytes and hashing (plain JavaScript) against Node's own: SHA-256, HMAC-SHA256,
- * base64, base64url and UTF-8 lengths agree with node:crypto and Buffer on arbitrary input, and
- * only canonical base64url decodes.
+ * The web build's bytes (plain JavaScript) and hashing (@noble/hashes) against Node's own:
+ * SHA-256, HMAC-SHA256, base64, base64url and UTF-8 lengths agree with node:crypto and Buffer on
+ * arbitrary input, and only canonical base64url decodes.
  */
 import assert from "node:assert/strict";
 import { createHash, createHmac } from "node:crypto";
@@ -15,7 +15,7 @@ import {
   fromBase64url,
   timingSafeEqual,
 } from "../../src/platform/bytes.js";
-import { hmacSha256, sha256 } from "../../src/platform/sha256.js";
+import { hmacSha256, sha256 } from "../../src/platform/digest.web.js";
 import { utf8Length } from "../../src/platform/utf8-length.web.js";
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
