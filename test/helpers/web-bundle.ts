@@ -13,6 +13,8 @@ import { rollup } from "rollup";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const WEB_CONDITIONS = ["workerd", "worker", "browser", "import", "module", "default"];
+/** What a browser app's bundler (Vite, esbuild with platform=browser) resolves with. */
+export const BROWSER_CONDITIONS = ["browser", "import", "module", "default"];
 
 export interface WebBundle {
   code: string;
@@ -24,7 +26,11 @@ export interface WebBundle {
  * `source` bundled into one ES module. `packageDir` is where "mcpwire" resolves (default this
  * checkout); its dependencies resolve beside it as Node would.
  */
-export async function bundleForWeb(source: string, packageDir = REPO): Promise<WebBundle> {
+export async function bundleForWeb(
+  source: string,
+  packageDir = REPO,
+  conditions = WEB_CONDITIONS,
+): Promise<WebBundle> {
   const scratch = mkdtempSync(join(tmpdir(), "mcpwire-web-"));
   try {
     mkdirSync(join(scratch, "node_modules"));
@@ -36,7 +42,7 @@ export async function bundleForWeb(source: string, packageDir = REPO): Promise<W
       input: entry,
       plugins: [
         nodeResolve({
-          exportConditions: WEB_CONDITIONS,
+          exportConditions: conditions,
           browser: true,
           preferBuiltins: false,
         }),
