@@ -21,6 +21,11 @@
  *
  * It also serves the skills of examples/skills (the Skills extension, docs/skills.md).
  *
+ * With --otel, every request and notification is traced and timed by the OpenTelemetry
+ * conventions for MCP (mcpwire/otel), exported over OTLP/HTTP as the standard OTEL_* variables
+ * say (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_SERVICE_NAME, ...); the
+ * SDK packages are loaded only then, and everything is flushed before the process exits.
+ *
  * With --validator cfworker, tool arguments and results are checked by @cfworker/json-schema (no
  * code generation, the engine Workers use) instead of ajv: how the conformance suite's JSON
  * Schema scenarios run against both engines (test/schema/cfworker-conformance.test.ts).
@@ -54,10 +59,11 @@ interface Args {
   redis: string | undefined;
   redisPrefix: string | undefined;
   validator: SchemaValidator | undefined;
+  otel: boolean;
 }
 
 const USAGE =
-  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]] [--redis URL [--redis-prefix P]] [--validator ajv|cfworker])\n";
+  "usage: everything-server (--stdio | --http [--port N] [--host H] [--auth-issuer URL [--auth-resource URL] [--auth-scopes 'a b']]] [--redis URL [--redis-prefix P]] [--validator ajv|cfworker] [--otel])\n";
 
 function parseArgs(argv: string[]): Args {
   const args: Args = {
@@ -70,6 +76,7 @@ function parseArgs(argv: string[]): Args {
     redis: undefined,
     redisPrefix: undefined,
     validator: undefined,
+    otel: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -82,6 +89,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === "--redis") args.redis = urlArgument(arg, argv[++i]);
     else if (arg === "--redis-prefix") args.redisPrefix = String(argv[++i]);
     else if (arg === "--validator") args.validator = validatorArgument(argv[++i]);
+    else if (arg === "--otel") args.otel = true;
     else if (arg === "--auth-scopes")
       args.authScopes = String(argv[++i]).split(" ").filter(Boolean);
     else {
@@ -192,6 +200,24 @@ export async function createEverythingServer(
   return server;
 }
 
+/**
+ * --otel: the SDK from the OTEL_* variables and the server middleware (both loaded only here);
+ * returns what flushes everything before exit.
+ */
+async function startTelemetry(server: McpServer): Promise<(() => Promise<void>) | undefined> {
+  if (!args.otel) return undefined;
+  const { startCommandTelemetry } = await import("../src/otel/command-trace.js");
+  const { otelServerMiddleware } = await import("../src/otel/middleware.js");
+  try {
+    const telemetry = await startCommandTelemetry({ serviceName: "mcpwire-everything-server" });
+    server.use(otelServerMiddleware());
+    return () => telemetry.finish(0);
+  } catch (error) {
+    process.stderr.write(`--otel: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
+}
+
 const args = parseArgs(process.argv.slice(2));
 const cluster =
   args.redis === undefined ? undefined : await joinCluster(args.redis, args.redisPrefix);
@@ -199,8 +225,10 @@ const server = await createEverythingServer({
   ...cluster?.server,
   ...(args.validator ? { validator: args.validator } : {}),
 });
+const flushTelemetry = await startTelemetry(server);
 if (args.mode === "stdio") {
   await serveStdio(server);
+  await flushTelemetry?.();
 } else {
   const auth = await authGuard(args);
   const served = await serveHttp(server, {
@@ -228,6 +256,7 @@ if (args.mode === "stdio") {
     void served
       .close()
       .then(() => cluster?.close())
+      .then(() => flushTelemetry?.())
       .then(() => process.exit(0));
   };
   process.once("SIGINT", stop);

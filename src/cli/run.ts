@@ -46,6 +46,8 @@ Options: --era modern|legacy|auto, --header "Name: value" (HTTP, repeatable),
          --timeout <ms> (connecting: default 10000; each request: default 60000, restarted
          by the server's progress notifications),
          --json (results as JSON), --verbose (every message on stderr). Ctrl-C cancels.
+         --otel: OpenTelemetry traces and metrics by the OTEL_* variables (OTLP over HTTP;
+         prints the trace id on stderr; see docs/observability.md).
 ${AUTH_USAGE}
 Stdio servers get only a small allowlist of our environment (PATH, HOME, …); add to it with
          -e/--env KEY=VALUE (or --env KEY: our own value), --env-from <file>, or --inherit-env.
@@ -89,8 +91,14 @@ function version(): string {
   }
 }
 
-async function dispatch(argv: readonly string[]): Promise<number> {
-  refuseNodeEnvFile(argv);
+async function dispatch(given: readonly string[]): Promise<number> {
+  refuseNodeEnvFile(given);
+  // --otel is the command's, whichever verb follows (and only before `--`: after it, the
+  // arguments are a stdio server's): taken out before the verb reads its options.
+  const separator = given.indexOf("--");
+  const otelAt = given.indexOf("--otel");
+  const otel = otelAt !== -1 && (separator === -1 || otelAt < separator);
+  const argv = otel ? given.filter((_, index) => index !== otelAt) : given;
   const [first, ...rest] = argv;
   if (first === "--version" || first === "-V") {
     writeOut(version());
@@ -109,7 +117,18 @@ async function dispatch(argv: readonly string[]): Promise<number> {
   if (!load) {
     throw new CliError(`unknown command ${JSON.stringify(first)} (see mcpwire --help)`, EXIT_USAGE);
   }
-  return (await load())(rest);
+  const verb = await load();
+  if (!otel) return verb(rest);
+  // Loaded only now: without --otel the command never touches OpenTelemetry.
+  const { startCliTelemetry } = await import("./core/telemetry.js");
+  const telemetry = await startCliTelemetry(first);
+  let exitCode = 1;
+  try {
+    exitCode = await telemetry.run(() => verb(rest));
+    return exitCode;
+  } finally {
+    await telemetry.finish(exitCode);
+  }
 }
 
 /** A failure as the user sees it; only a failure from outside the CLI's own loads session.ts. */

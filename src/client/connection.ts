@@ -616,6 +616,7 @@ export class ClientConnection {
       params,
       options,
       this.state?.era,
+      this.state?.protocolVersion,
       this.transport,
       (m, p, o) => session.request(m, p, o),
     );
@@ -632,6 +633,7 @@ export class ClientConnection {
       method,
       params,
       this.state?.era,
+      this.state?.protocolVersion,
       this.transport,
       (given) => this.notified(method, given),
       this.options.onProtocolError,

@@ -32,6 +32,7 @@ class OutgoingContext implements ClientMiddlewareContext {
   readonly method: string;
   params: JsonObject;
   readonly era: Era | undefined;
+  readonly protocolVersion: string | undefined;
   readonly principal = undefined;
   readonly notification = false;
   requestId: JsonRpcId | undefined = undefined;
@@ -42,12 +43,14 @@ class OutgoingContext implements ClientMiddlewareContext {
     method: string,
     params: JsonObject,
     era: Era | undefined,
+    protocolVersion: string | undefined,
     carrier: Transport | undefined,
     options: RequestOptions,
   ) {
     this.method = method;
     this.params = params;
     this.era = era;
+    this.protocolVersion = protocolVersion;
     this.carrier = carrier;
     this.options = options;
   }
@@ -78,10 +81,18 @@ export function sendThroughChain(
   params: JsonObject | undefined,
   options: RequestOptions,
   era: Era | undefined,
+  protocolVersion: string | undefined,
   carrier: Transport | undefined,
   send: WireSend,
 ): Promise<JsonObject> {
-  const ctx = new OutgoingContext(method, params ?? NO_PARAMS, era, carrier, options);
+  const ctx = new OutgoingContext(
+    method,
+    params ?? NO_PARAMS,
+    era,
+    protocolVersion,
+    carrier,
+    options,
+  );
   const tell = options.onRequestId;
   const sending: RequestOptions = Object.assign({}, options, {
     onRequestId: (id: JsonRpcId) => {
@@ -101,6 +112,7 @@ export function notifyThroughChain(
   method: string,
   params: JsonObject,
   era: Era | undefined,
+  protocolVersion: string | undefined,
   carrier: Transport | undefined,
   deliver: (params: JsonObject) => void,
   report: ((error: Error) => void) | undefined,
@@ -111,6 +123,7 @@ export function notifyThroughChain(
     params,
     meta: isPlainObject(meta) ? meta : undefined,
     era,
+    protocolVersion,
     transport: carrier?.kind,
     sessionId: carrier?.sessionId,
     requestId: undefined,

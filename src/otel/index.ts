@@ -1,7 +1,8 @@
 /**
  * mcpwire/otel: OpenTelemetry traces and metrics by the semantic conventions for MCP, and W3C
- * trace context across the wire (see docs/observability.md). Needs `@opentelemetry/api`
- * installed beside mcpwire (an optional peer): with no provider registered nothing is recorded.
+ * trace context across the wire (see docs/observability.md): `server.use(otelServerMiddleware())`
+ * and `client.use(otelClientMiddleware())`. Needs `@opentelemetry/api` installed beside mcpwire
+ * (an optional peer): with no provider registered nothing is recorded.
  * startOtelSdk sets up the SDK itself from the `OTEL_*` variables, loading its packages on
  * demand.
  *
@@ -17,6 +18,11 @@ export {
   NETWORK_TRANSPORT,
   TRACE_META_KEYS,
 } from "./conventions.js";
+export {
+  type OtelMiddlewareOptions,
+  otelClientMiddleware,
+  otelServerMiddleware,
+} from "./middleware.js";
 export {
   type OtelSdkHandle,
   type OtelSdkOptions,

@@ -104,6 +104,12 @@ export async function observeOperation<R>(
   );
   const inside = span === undefined ? parent : trace.setSpan(parent, span);
   const done = (outcome: Outcome, result: unknown) => {
+    // A client's request id is known only once the request went out, after the span began.
+    if (attributes[ATTR.requestId] === undefined && facts.requestId !== undefined) {
+      const id = String(facts.requestId);
+      attributes[ATTR.requestId] = id;
+      span?.setAttribute(ATTR.requestId, id);
+    }
     finish(span, outcome, attributes, result, capture);
     histogram?.record(
       (performance.now() - startedAt) / 1000,

@@ -14,6 +14,11 @@ export interface MiddlewareContext {
   readonly meta: JsonObject | undefined;
   /** The era of the exchange; undefined while none is known (before a handshake). */
   readonly era: Era | undefined;
+  /**
+   * The protocol version: negotiated (legacy) or sent with the request (modern); undefined
+   * while none is known (before a handshake, some notifications).
+   */
+  readonly protocolVersion: string | undefined;
   /** Which kind of transport carries it (undefined for a transport that does not say). */
   readonly transport: TransportKind | undefined;
   /** The legacy session's id (Streamable HTTP `Mcp-Session-Id`), if there is one. */

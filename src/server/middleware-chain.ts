@@ -13,10 +13,10 @@ import type { Era } from "../protocol/versions.js";
 
 /** What a server middleware sees: the shared facts plus what the client declared. */
 export interface ServerMiddlewareContext extends MiddlewareContext {
-  /** The negotiated (legacy) or requested (modern) version; undefined for some notifications. */
-  readonly protocolVersion: string | undefined;
   /** What the client declared (its `initialize`, or this request's `_meta`). */
   readonly clientCapabilities: ClientCapabilities | undefined;
+  /** The HTTP request's headers, when the message came over HTTP (trace context, say). */
+  readonly headers: Headers | undefined;
 }
 
 export type ServerMiddleware = Middleware<ServerMiddlewareContext>;
@@ -64,6 +64,9 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   }
   get principal(): unknown {
     return this.request.transport.principal;
+  }
+  get headers(): Headers | undefined {
+    return this.request.transport.headers;
   }
   get signal(): AbortSignal {
     return this.request.signal;
@@ -125,6 +128,7 @@ export function runNotificationChain(
     sessionId: transport.sessionId,
     requestId: undefined,
     principal: message.principal,
+    headers: message.headers,
     signal: message.signal ?? NEVER_ABORTED,
     notification: true,
   };

@@ -3,6 +3,7 @@ import type {
   CloseInfo,
   SendOptions,
   Transport,
+  TransportKind,
   TransportReceiver,
 } from "../../protocol/transport.js";
 import { printableLine } from "../../text/printable.js";
@@ -27,6 +28,15 @@ export class StdoutJunkWatch implements Transport {
 
   get closed(): Promise<CloseInfo> {
     return this.inner.closed;
+  }
+
+  /** The wrapped channel's kind and session: middleware (tracing) reads them through us. */
+  get kind(): TransportKind | undefined {
+    return this.inner.kind;
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
   }
 
   /** The handshake is over: junk from now on is the client's business. */

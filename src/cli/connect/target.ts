@@ -11,6 +11,7 @@ import { parseSocketTarget } from "../../transports/socket/target.js";
 import { StdioClientTransport } from "../../transports/stdio/client.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
+import { instrumentClient } from "../core/instrumentation.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { CONFIG_OPTIONS, configTarget, resolveConfigTarget } from "./config-target.js";
 import {
@@ -248,27 +249,30 @@ export async function openClient(
     }
   };
   if (settings.verbose && target.kind === "stdio") options.log(describeEnvironment(target));
-  const client = new McpClient({
-    clientInfo: { name: "mcpwire-cli", version: "0.1.0" },
-    era: settings.era === "auto" && target.kind === "http" && target.sse ? "legacy" : settings.era,
-    requestTimeoutMs: settings.timeoutMs,
-    probeTimeoutMs:
-      settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
-    handlers: options.handlers,
-    capabilities: options.handlers ? inputCapabilities(options.handlers) : undefined,
-    // `call` follows a task to its end, so modern requests declare the tasks extension.
-    tasks: true,
-    onNotification: options.onNotification,
-    onProtocolError: (error) => {
-      // Already the reason connecting failed, said once and better.
-      if (junk !== undefined) return;
-      // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.
-      if (error.cause instanceof CliError && !settings.verbose) return;
-      options.log(`protocol: ${error.message}`);
-    },
-    // A command runs once; caching would only hide what the server really answers.
-    cache: false,
-  });
+  const client = instrumentClient(
+    new McpClient({
+      clientInfo: { name: "mcpwire-cli", version: "0.1.0" },
+      era:
+        settings.era === "auto" && target.kind === "http" && target.sse ? "legacy" : settings.era,
+      requestTimeoutMs: settings.timeoutMs,
+      probeTimeoutMs:
+        settings.timeoutMs === undefined ? undefined : Math.min(settings.timeoutMs, 3000),
+      handlers: options.handlers,
+      capabilities: options.handlers ? inputCapabilities(options.handlers) : undefined,
+      // `call` follows a task to its end, so modern requests declare the tasks extension.
+      tasks: true,
+      onNotification: options.onNotification,
+      onProtocolError: (error) => {
+        // Already the reason connecting failed, said once and better.
+        if (junk !== undefined) return;
+        // Our own refusals (see input-answers.ts) reach the server as error replies; no need to say so twice.
+        if (error.cause instanceof CliError && !settings.verbose) return;
+        options.log(`protocol: ${error.message}`);
+      },
+      // A command runs once; caching would only hide what the server really answers.
+      cache: false,
+    }),
+  );
   // Giving up (the signal, or close() at the deadline) cancels the handshake, closes the
   // transport (a stdio child too) and opens no other; connect() then rejects at once.
   const connectMs = settings.timeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;

@@ -3,6 +3,7 @@ import type {
   CloseInfo,
   SendOptions,
   Transport,
+  TransportKind,
   TransportReceiver,
 } from "../../protocol/transport.js";
 import { jsonText } from "../core/terminal.js";
@@ -31,6 +32,15 @@ export class WireLogTransport implements Transport {
 
   get closed(): Promise<CloseInfo> {
     return this.inner.closed;
+  }
+
+  /** The wrapped channel's kind and session: middleware (tracing) reads them through us. */
+  get kind(): TransportKind | undefined {
+    return this.inner.kind;
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
   }
 
   start(receiver: TransportReceiver): void {

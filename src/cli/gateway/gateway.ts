@@ -24,6 +24,7 @@ import {
 import { WireLogTransport } from "../connect/wire-log.js";
 import { type ParsedArgs, parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
+import { instrumentClient, instrumentServer } from "../core/instrumentation.js";
 import { writeErrChunk, writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
@@ -225,24 +226,26 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     { messages: verbose },
   );
   let server: GatewayServer | undefined;
-  const client = new McpClient({
-    clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
-    era,
-    requestTimeoutMs: timeoutMs,
-    cache: false,
-    // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
-    // the tasks extension here is for the gateway's own listens for task status.
-    capabilities: CHILD_CLIENT_CAPABILITIES,
-    tasks: true,
-    handlers: {
-      elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
-      sampling: (params, context) => server!.childHandlers().sampling!(params, context),
-      roots: (context) => server!.childHandlers().roots!(context),
-    },
-    onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
-    // Logs; list changes and resource updates come through the subscriptions the server opens.
-    onNotification: (method, params) => server?.childNotification(method, params),
-  });
+  const client = instrumentClient(
+    new McpClient({
+      clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
+      era,
+      requestTimeoutMs: timeoutMs,
+      cache: false,
+      // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
+      // the tasks extension here is for the gateway's own listens for task status.
+      capabilities: CHILD_CLIENT_CAPABILITIES,
+      tasks: true,
+      handlers: {
+        elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
+        sampling: (params, context) => server!.childHandlers().sampling!(params, context),
+        roots: (context) => server!.childHandlers().roots!(context),
+      },
+      onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+      // Logs; list changes and resource updates come through the subscriptions the server opens.
+      onNotification: (method, params) => server?.childNotification(method, params),
+    }),
+  );
   try {
     await client.connect(transport);
   } catch (error) {
@@ -261,6 +264,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
     childTimeoutMs: timeoutMs,
   });
+  instrumentServer(server);
   server.start();
   const startedAt = Date.now();
   let served: { url: string; close(): Promise<void> };

@@ -42,7 +42,7 @@ import {
   sharedFlavourCache,
 } from "./era.js";
 import { LegacySession } from "./legacy-session.js";
-import { standardHeaders } from "./mcp-headers-out.js";
+import { addTraceHeaders, standardHeaders } from "./mcp-headers-out.js";
 import type { HeaderSource, HttpClientTransportOptions } from "./options.js";
 import { FetchCarrier, type PostAnswer, type PostCarrier } from "./post-carrier.js";
 import { brokenStream, type ReplySink } from "./reply-reader.js";
@@ -269,6 +269,7 @@ export class HttpClientTransport implements Transport {
     } else if ("method" in message) {
       headers["Mcp-Method"] = message.method;
     }
+    addTraceHeaders(headers, message);
     return headers;
   }
 

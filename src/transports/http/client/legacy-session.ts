@@ -11,6 +11,7 @@ import { ignoreError } from "../../../text/ignored-error.js";
 import { failureReplyIn, replyIn, sseReplyIn } from "./answer-reader.js";
 import type { HttpCarrier } from "./carrier.js";
 import { HttpStatusError } from "./era.js";
+import { addTraceHeaders } from "./mcp-headers-out.js";
 import type { PostAnswer } from "./post-carrier.js";
 import { brokenStream, type StreamPosition } from "./reply-reader.js";
 import { RequestCancel } from "./request-cancel.js";
@@ -67,16 +68,17 @@ export class LegacySession {
   /** Static user headers cost no await: only a header function is waited for. */
   private post(message: JsonRpcMessage, cancel?: RequestCancel): Promise<PostAnswer> {
     const source = this.carrier.options.headers;
+    const headersFor = (user: Record<string, string> | undefined) => {
+      const headers = this.headersOver(user, POST_ACCEPT);
+      addTraceHeaders(headers, message);
+      return headers;
+    };
     if (typeof source === "function") {
       return Promise.resolve(source()).then((user) =>
-        this.carrier.post(this.headersOver(user, POST_ACCEPT), JSON.stringify(message), cancel),
+        this.carrier.post(headersFor(user), JSON.stringify(message), cancel),
       );
     }
-    return this.carrier.post(
-      this.headersOver(source, POST_ACCEPT),
-      JSON.stringify(message),
-      cancel,
-    );
+    return this.carrier.post(headersFor(source), JSON.stringify(message), cancel);
   }
 
   /**

@@ -1,0 +1,34 @@
+/**
+ * Where `--otel` plugs into the clients and servers the verbs make. core/telemetry.ts fills the
+ * hooks once the SDK is up; without --otel they stay empty and nothing here loads OpenTelemetry
+ * (this file imports types only).
+ */
+
+import type { McpClient } from "../../client/mcp-client.js";
+import type { ClientMiddleware } from "../../client/middleware-chain.js";
+import type { McpServer } from "../../server/mcp-server.js";
+import type { ServerMiddleware } from "../../server/middleware-chain.js";
+
+let clientMiddleware: ClientMiddleware | undefined;
+let serverMiddleware: ServerMiddleware | undefined;
+
+/** Called by --otel: every client and server made from now on is traced. */
+export function setInstrumentation(hooks: {
+  client: ClientMiddleware;
+  server: ServerMiddleware;
+}): void {
+  clientMiddleware = hooks.client;
+  serverMiddleware = hooks.server;
+}
+
+/** Adds the tracing middleware to a verb's client (first, so it is outermost). */
+export function instrumentClient<C extends McpClient>(client: C): C {
+  if (clientMiddleware) client.use(clientMiddleware);
+  return client;
+}
+
+/** Adds the tracing middleware to a server the command runs (the gateway's HTTP face). */
+export function instrumentServer<S extends McpServer>(server: S): S {
+  if (serverMiddleware) server.use(serverMiddleware);
+  return server;
+}

@@ -1,0 +1,92 @@
+/**
+ * The conventions as middleware on the one seam: `server.use(otelServerMiddleware())` and
+ * `client.use(otelClientMiddleware())`. The server traces every request and notification it
+ * handles (SERVER spans, parented by the trace context in `_meta`, else the HTTP header). The
+ * client traces every request it sends (CLIENT spans, their context written into `_meta`) and
+ * every notification the server sends it (SERVER spans: the receiver's side).
+ */
+import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
+import type { JsonObject } from "../jsonrpc/types.js";
+import type { MiddlewareContext } from "../protocol/middleware.js";
+import type { TransportKind } from "../protocol/transport.js";
+import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
+import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
+import { NETWORK_TRANSPORT } from "./conventions.js";
+import { observeOperation } from "./operation.js";
+import { injectIntoMeta } from "./propagation.js";
+
+/** Options of both middleware: the conventions' opt-ins. */
+export interface OtelMiddlewareOptions extends CaptureOptions {}
+
+const HTTP: NetworkFacts = Object.freeze({
+  transport: NETWORK_TRANSPORT.tcp,
+  protocolName: "http",
+});
+const PIPE: NetworkFacts = Object.freeze({ transport: NETWORK_TRANSPORT.pipe });
+
+/** `network.*` by transport kind (the conventions' "Recording MCP transport" table). */
+function networkOf(kind: TransportKind | undefined): NetworkFacts | undefined {
+  switch (kind) {
+    case "http":
+    case "sse":
+      return HTTP;
+    case "stdio":
+      return PIPE;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The facts of one operation, read from the context when asked: a client learns its request's
+ * id only once the request is sent, after the span began.
+ */
+function factsOf(ctx: MiddlewareContext): OperationFacts {
+  return {
+    method: ctx.method,
+    params: ctx.params,
+    get requestId() {
+      return ctx.requestId;
+    },
+    protocolVersion: ctx.protocolVersion,
+    sessionId: ctx.sessionId,
+    network: networkOf(ctx.transport),
+  };
+}
+
+/** Server side: a SERVER span for each request and notification handled. */
+export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): ServerMiddleware {
+  const capture = { ...options };
+  return (ctx: ServerMiddlewareContext, next) =>
+    observeOperation("server", factsOf(ctx), next, {
+      capture,
+      received: { meta: ctx.meta, headers: ctx.headers },
+    });
+}
+
+/**
+ * Client side: a CLIENT span for each request sent, its trace context written into a copy of
+ * `params._meta` (the HTTP transport copies `traceparent` into a header too), and a SERVER span
+ * for each notification the server sends.
+ */
+export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): ClientMiddleware {
+  const capture = { ...options };
+  return (ctx: ClientMiddlewareContext, next) => {
+    if (ctx.notification) {
+      return observeOperation("server", factsOf(ctx), next, {
+        capture,
+        received: { meta: ctx.meta },
+      });
+    }
+    return observeOperation(
+      "client",
+      factsOf(ctx),
+      (propagate) => {
+        const meta = injectIntoMeta(ctx.meta, propagate);
+        if (meta !== ctx.meta) ctx.params = { ...ctx.params, _meta: meta as JsonObject };
+        return next();
+      },
+      { capture },
+    );
+  };
+}

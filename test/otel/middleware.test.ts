@@ -1,0 +1,238 @@
+/**
+ * otelServerMiddleware and otelClientMiddleware on real transports, in-process, with the SDK's
+ * in-memory exporters: memory, TCP and Unix sockets, and Streamable HTTP on 127.0.0.1 in both
+ * eras. Exact span names, kinds, parentage and attributes; an error reply; a tool error; the
+ * duration metrics. (Across processes: stdio.test.ts and the end-to-end tests.)
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, beforeEach, describe, it } from "node:test";
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { McpClient } from "../../src/client/mcp-client.js";
+import { JsonRpcError } from "../../src/jsonrpc/errors.js";
+import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
+import type { Transport } from "../../src/protocol/transport.js";
+import { McpServer } from "../../src/server/mcp-server.js";
+import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
+import { serveHttp } from "../../src/transports/http/node-adapter.js";
+import {
+  type Connector,
+  memoryConnector,
+  tcpConnector,
+  unixConnector,
+} from "../helpers/connectors.js";
+import { installTestTelemetry } from "../helpers/otel-sdk.js";
+
+const telemetry = installTestTelemetry();
+let socketDirectory: string;
+before(async () => {
+  socketDirectory = await mkdtemp(join(tmpdir(), "mcpwire-otel-"));
+});
+after(async () => {
+  await telemetry.shutdown();
+  await rm(socketDirectory, { recursive: true, force: true });
+});
+beforeEach(() => telemetry.reset());
+
+function tracedServer(): McpServer {
+  const server = new McpServer({ serverInfo: { name: "traced", version: "1.0.0" } });
+  server.tool({ name: "echo", inputSchema: { type: "object" } }, (args) => String(args.text));
+  server.tool({ name: "refuse", inputSchema: { type: "object" } }, () => {
+    throw new JsonRpcError(-32050, "refused on purpose");
+  });
+  server.tool({ name: "fail", inputSchema: { type: "object" } }, () => ({
+    content: [{ type: "text", text: "it broke" }],
+    isError: true,
+  }));
+  server.use(otelServerMiddleware());
+  return server;
+}
+
+const httpConnector: Connector = async (server) => {
+  const served = await serveHttp(server);
+  return { transport: new HttpClientTransport(served.url), cleanup: () => served.close() };
+};
+
+interface Row {
+  name: string;
+  connector: () => Connector;
+  era: "modern" | "legacy";
+  /** network.transport and network.protocol.name on both spans, when the transport says. */
+  network: Record<string, string>;
+  /** mcp.session.id expected (legacy HTTP sessions). */
+  session: boolean;
+}
+
+const ROWS: Row[] = [
+  {
+    name: "memory, modern",
+    connector: () => memoryConnector,
+    era: "modern",
+    network: {},
+    session: false,
+  },
+  {
+    name: "memory, legacy",
+    connector: () => memoryConnector,
+    era: "legacy",
+    network: {},
+    session: false,
+  },
+  {
+    name: "TCP socket, modern",
+    connector: () => tcpConnector,
+    era: "modern",
+    network: {},
+    session: false,
+  },
+  {
+    name: "Unix socket, legacy",
+    connector: () => unixConnector(socketDirectory),
+    era: "legacy",
+    network: {},
+    session: false,
+  },
+  {
+    name: "Streamable HTTP, modern",
+    connector: () => httpConnector,
+    era: "modern",
+    network: { "network.transport": "tcp", "network.protocol.name": "http" },
+    session: false,
+  },
+  {
+    name: "Streamable HTTP, legacy",
+    connector: () => httpConnector,
+    era: "legacy",
+    network: { "network.transport": "tcp", "network.protocol.name": "http" },
+    session: true,
+  },
+];
+
+async function connected(row: Row): Promise<{ client: McpClient; close(): Promise<void> }> {
+  const server = tracedServer();
+  const { transport, cleanup } = await row.connector()(server);
+  const client = new McpClient({ clientInfo: { name: "tracer", version: "1.0.0" }, era: row.era });
+  client.use(otelClientMiddleware());
+  await client.connect(transport as Transport);
+  return {
+    client,
+    async close() {
+      await client.close();
+      await cleanup();
+      await server.close();
+    },
+  };
+}
+
+function pair(method: string): { client: ReadableSpan; server: ReadableSpan } {
+  const spans = telemetry.spans().filter((span) => span.attributes["mcp.method.name"] === method);
+  const client = spans.filter((span) => span.kind === SpanKind.CLIENT);
+  const server = spans.filter((span) => span.kind === SpanKind.SERVER);
+  assert.equal(client.length, 1, `one CLIENT span for ${method}`);
+  assert.equal(server.length, 1, `one SERVER span for ${method}`);
+  return { client: client[0]!, server: server[0]! };
+}
+
+for (const row of ROWS) {
+  describe(`otel middleware over ${row.name}`, () => {
+    it("a tools/call is a CLIENT span parent of a SERVER span, with the conventions' attributes", async () => {
+      const { client, close } = await connected(row);
+      try {
+        await client.callTool("echo", { text: "hi" });
+      } finally {
+        await close();
+      }
+      const spans = pair("tools/call");
+      for (const span of [spans.client, spans.server]) {
+        assert.equal(span.name, "tools/call echo");
+        assert.equal(span.status.code, SpanStatusCode.UNSET);
+        assert.equal(span.attributes["gen_ai.tool.name"], "echo");
+        assert.equal(span.attributes["gen_ai.operation.name"], "execute_tool");
+        assert.match(String(span.attributes["jsonrpc.request.id"]), /^\S+$/);
+        assert.match(String(span.attributes["mcp.protocol.version"]), /^\d{4}-\d{2}-\d{2}$/);
+        for (const [key, value] of Object.entries(row.network)) {
+          assert.equal(span.attributes[key], value, key);
+        }
+        if (row.session) assert.match(String(span.attributes["mcp.session.id"]), /\S/);
+        else assert.equal(span.attributes["mcp.session.id"], undefined);
+      }
+      assert.equal(
+        spans.client.attributes["jsonrpc.request.id"],
+        spans.server.attributes["jsonrpc.request.id"],
+        "both sides name the same request",
+      );
+      assert.equal(
+        spans.client.attributes["mcp.protocol.version"],
+        spans.server.attributes["mcp.protocol.version"],
+      );
+      assert.equal(spans.server.spanContext().traceId, spans.client.spanContext().traceId);
+      assert.equal(spans.server.parentSpanContext?.spanId, spans.client.spanContext().spanId);
+    });
+
+    it("an error reply: error.type and rpc.response.status_code on both sides, ERROR with the message", async () => {
+      const { client, close } = await connected(row);
+      try {
+        await assert.rejects(client.callTool("refuse", {}), JsonRpcError);
+      } finally {
+        await close();
+      }
+      const spans = pair("tools/call");
+      for (const span of [spans.client, spans.server]) {
+        assert.equal(span.name, "tools/call refuse");
+        assert.equal(span.attributes["error.type"], "-32050");
+        assert.equal(span.attributes["rpc.response.status_code"], "-32050");
+        assert.deepEqual(span.status, {
+          code: SpanStatusCode.ERROR,
+          message: "refused on purpose",
+        });
+      }
+    });
+
+    it("a tool result with isError is a tool_error on both sides", async () => {
+      const { client, close } = await connected(row);
+      try {
+        const result = await client.callTool("fail", {});
+        assert.equal(result.isError, true);
+      } finally {
+        await close();
+      }
+      const spans = pair("tools/call");
+      for (const span of [spans.client, spans.server]) {
+        assert.equal(span.attributes["error.type"], "tool_error");
+        assert.equal(span.status.code, SpanStatusCode.ERROR);
+      }
+    });
+  });
+}
+
+describe("otel middleware metrics", () => {
+  it("records mcp.client.operation.duration and mcp.server.operation.duration per method", async () => {
+    const row = ROWS.find((candidate) => candidate.name === "Streamable HTTP, modern")!;
+    const { client, close } = await connected(row);
+    try {
+      await client.callTool("echo", { text: "a" });
+      await client.listTools();
+    } finally {
+      await close();
+    }
+    const points = await telemetry.histograms();
+    const named = (name: string, method: string) =>
+      points.find((point) => point.name === name && point.attributes["mcp.method.name"] === method);
+    for (const name of ["mcp.client.operation.duration", "mcp.server.operation.duration"]) {
+      const call = named(name, "tools/call");
+      assert.ok(call, `${name} for tools/call`);
+      assert.equal(call.unit, "s");
+      assert.ok(call.count >= 1);
+      assert.deepEqual(
+        call.boundaries,
+        [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+      );
+      assert.equal(call.attributes["gen_ai.tool.name"], "echo");
+      assert.equal(call.attributes["jsonrpc.request.id"], undefined, "no request ids on metrics");
+      assert.ok(named(name, "tools/list"), `${name} for tools/list`);
+    }
+  });
+});
