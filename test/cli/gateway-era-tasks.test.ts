@@ -1,7 +1,8 @@
 /**
  * `mcpwire gateway` relaying tasks across eras, with real subprocesses: the official everything
  * server (a 2025-11-25 task server) behind the gateway reaches a modern HTTP client as the tasks
- * extension (statuses, input_required answered with tasks/update, cancel reaching the child);
+ * extension (statuses, input_required answered with tasks/update, cancel reaching the child),
+ * and a legacy client as the gateway's own 2025-11-25 tasks (the child's are its session's);
  * our everything example (modern, the extension) behind it reaches the official v1 SDK client
  * over legacy HTTP as 2025-11-25 tasks (callToolStream: created, statuses, result, and an
  * elicitation asked through tasks/result).
@@ -104,6 +105,33 @@ describe("gateway: a 2025-11-25 child's tasks reach a modern client as the exten
     await client.tasks.cancel(taskId);
     assert.equal((await client.tasks.get(taskId)).status, "cancelled");
     await sentToChildAtLeast(running.gateway, /"method":"tasks\/cancel"/, 1);
+  });
+  it("a legacy client gets them as the gateway's own 2025-11-25 tasks, questions included", async () => {
+    const legacyAsked: JsonObject[] = [];
+    const { client: legacy } = await connectClient(running.url, "legacy", {
+      handlers: {
+        elicitation: async (params) => {
+          legacyAsked.push(params);
+          return { action: "accept", content: { interpretation: "tidal pools" } } as never;
+        },
+      },
+    });
+    try {
+      assert.ok((legacy.serverCapabilities as JsonObject | undefined)?.tasks);
+      const statuses: string[] = [];
+      const result = await legacy.callTool(
+        "simulate-research-query",
+        { topic: "tides", ambiguous: true },
+        { onTaskStatus: (task) => statuses.push(String(task.status)) },
+      );
+      assert.equal(statuses[0], "working");
+      assert.equal(legacyAsked.length, 1);
+      assert.match(text(result), /tidal pools/);
+      const { tasks } = await legacy.tasks.list();
+      assert.equal((tasks as JsonObject[]).length, 1);
+    } finally {
+      await legacy.close();
+    }
   });
 });
 
