@@ -15,12 +15,16 @@ import { UsageError } from "../core/errors.js";
 import { renderCallResult, renderPromptResult, renderReadResult } from "../core/output.js";
 import { jsonText } from "../core/terminal.js";
 import { collect, render } from "../verbs/discover.js";
+import { shellToolArguments } from "./shell-arguments.js";
 import { LIST_CHANGED_KIND, ShellCatalog } from "./shell-completion.js";
 import type { ShellConsole } from "./shell-console.js";
+import { type ListKind, listOf } from "./shell-lists.js";
 import { RawTransport } from "./shell-transport.js";
 
 export const SHELL_HELP = `Commands (Tab completes verbs, tool names, resource URIs and prompt names):
-  call <tool> [json-args]       call a tool
+  call <tool> [args]            call a tool; args: JSON, @file.json or key=value… (quote a
+                                value with spaces: text="hi there")
+  tools, resources, prompts     what the server has (names, descriptions, arguments)
   read <uri>                    read a resource
   prompt <name> [json-args]     get a prompt (arguments are strings)
   raw <method> [json-params]    send any request (era-aware), print the JSON result
@@ -117,6 +121,10 @@ export class ShellCommands {
           return;
         case "call":
           return await this.call(words[0], afterFirstWord(rest));
+        case "tools":
+        case "resources":
+        case "prompts":
+          return await this.list(verb);
         case "read":
           if (!rest) throw new UsageError("usage: read <uri>");
           return await this.job(`read ${rest}`, async (client, options) => {
@@ -179,12 +187,23 @@ export class ShellCommands {
     await client?.close().catch(ignoring("closing the connection"));
   }
 
-  private call(name: string | undefined, json: string): Promise<void> {
-    if (!name) throw new UsageError("usage: call <tool> [json-args]");
-    const args = parseJsonObject(json || undefined, "tool arguments") as JsonObject | undefined;
+  private call(name: string | undefined, text: string): Promise<void> {
+    if (!name) throw new UsageError("usage: call <tool> [args]");
     return this.job(`call ${name}`, async (client, options) => {
+      // key=value words are typed by the tool's input schema, as the command types them.
+      const schema = async () =>
+        (await client.listAllTools(options)).find((tool) => tool.name === name)?.inputSchema;
+      const args = await shellToolArguments(text, schema);
       const result = await client.callTool(name, args, options);
       this.result(result, renderCallResult);
+    });
+  }
+
+  /** `tools`, `resources` (with templates), `prompts`: the lists discover shows. */
+  private list(kind: ListKind): Promise<void> {
+    return this.job(kind, async (client, options) => {
+      const { found, text } = await listOf(client, kind, options.signal);
+      this.console.out(this.settings.json ? jsonText(found, 2) : text);
     });
   }
 

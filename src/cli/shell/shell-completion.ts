@@ -5,6 +5,9 @@ import { printableLine } from "../../text/printable.js";
 /** Everything the shell understands as a first word. */
 export const SHELL_VERBS = [
   "call",
+  "tools",
+  "resources",
+  "prompts",
   "read",
   "prompt",
   "raw",

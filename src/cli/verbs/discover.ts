@@ -5,6 +5,7 @@ import { printable, printableLine } from "../../text/printable.js";
 import { expectArgs, runWithClient } from "../connect/session.js";
 import { EXIT_OK } from "../core/errors.js";
 import { printJson, printText } from "../core/output.js";
+import { promptLines, resourceLines, toolLines } from "./list-lines.js";
 
 export const DISCOVER_USAGE = `Usage: mcpwire discover <target> [options]
        mcpwire discover [options] -- <command> [args…]
@@ -73,10 +74,6 @@ function line(value: unknown): string {
   return printableLine(String(value));
 }
 
-function optional(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : printableLine(value);
-}
-
 /** The report as text; every string the server sent is made printable. */
 export function render(report: DiscoverReport): string {
   const lines: string[] = [];
@@ -96,50 +93,12 @@ export function render(report: DiscoverReport): string {
       `instructions  ${printable(report.instructions).replace(/\n/g, "\n              ")}`,
     );
   }
-  section(lines, "tools", report.tools, (tool) => {
-    const args = argumentList(tool.inputSchema as JsonObject | undefined);
-    return [
-      line(tool.name),
-      [optional(tool.description), args && `args: ${args}`].filter(Boolean).join("  "),
-    ];
-  });
-  section(lines, "resources", report.resources, (resource) => [
-    line(resource.uri),
-    [optional(resource.title ?? resource.name), resource.mimeType && `(${line(resource.mimeType)})`]
-      .filter(Boolean)
-      .join(" "),
-  ]);
-  section(lines, "resource templates", report.resourceTemplates, (template) => [
-    line(template.uriTemplate),
-    [optional(template.title ?? template.name), optional(template.description)]
-      .filter(Boolean)
-      .join(" — "),
-  ]);
-  section(lines, "prompts", report.prompts, (prompt) => {
-    const args = (prompt.arguments ?? [])
-      .map((argument) => `${line(argument.name)}${argument.required ? "*" : ""}`)
-      .join(", ");
-    return [
-      line(prompt.name),
-      [optional(prompt.description), args && `args: ${args}`].filter(Boolean).join("  "),
-    ];
-  });
+  lines.push(
+    ...toolLines(report.tools),
+    ...resourceLines(report.resources, report.resourceTemplates),
+    ...promptLines(report.prompts),
+  );
   return lines.join("\n");
-}
-
-function section<T>(
-  lines: string[],
-  title: string,
-  items: T[],
-  row: (item: T) => [string, string | undefined],
-): void {
-  if (items.length === 0) return;
-  lines.push("", `${title} (${items.length})`);
-  const rows = items.map(row);
-  const width = Math.min(40, Math.max(...rows.map(([name]) => name.length)));
-  for (const [name, detail] of rows) {
-    lines.push(detail ? `  ${name.padEnd(width)}  ${detail}` : `  ${name}`);
-  }
 }
 
 /** "tools(listChanged) resources(subscribe, listChanged) logging". */
@@ -154,14 +113,4 @@ function renderCapabilities(capabilities: JsonObject): string {
       return flags.length > 0 ? `${shown}(${flags.map(printableLine).join(", ")})` : shown;
     })
     .join(" ");
-}
-
-/** A tool's arguments from its input schema: required ones marked with `*`. */
-function argumentList(schema: JsonObject | undefined): string {
-  const properties = schema?.properties;
-  if (!properties || typeof properties !== "object") return "";
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  return Object.keys(properties)
-    .map((name) => `${printableLine(name)}${required.has(name) ? "*" : ""}`)
-    .join(", ");
 }
