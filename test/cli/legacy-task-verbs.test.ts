@@ -62,6 +62,10 @@ describe("mcpwire call / task on the everything example in legacy mode", () => {
     assert.equal(run.code, 0, run.stderr);
     const taskId = TASK_LINE.exec(run.stdout)?.[1];
     assert.ok(taskId, run.stdout);
+    assert.match(
+      run.stderr,
+      /hint: a 2025-11-25 server may show an anonymous client's task only to the session/,
+    );
     const got = await runCli(["task", url, "get", taskId, "--era", "legacy"]);
     assert.equal(got.code, 1);
     assert.match(got.stderr, /-32602/);

@@ -3,7 +3,13 @@ import type { JsonObject } from "../../jsonrpc/types.js";
 import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import { INPUT_OPTIONS, INPUT_USAGE } from "../connect/input-answers.js";
-import { expectArgs, requestOptions, runWithClient, type VerbContext } from "../connect/session.js";
+import {
+  expectArgs,
+  logLine,
+  requestOptions,
+  runWithClient,
+  type VerbContext,
+} from "../connect/session.js";
 import { CliError, EXIT_FAILURE, EXIT_OK } from "../core/errors.js";
 import { printJson, printText, renderCallResult } from "../core/output.js";
 import { readArgumentWords, typePairs } from "./tool-arguments.js";
@@ -18,6 +24,9 @@ turns into a task is followed to its end (its status on stderr; Ctrl-C cancels t
   --no-wait   when the call becomes a task, print its id and exit (follow it with mcpwire task)
 Example: mcpwire call echo '{"text":"hi"}' -- node dist/examples/stdio-server.js
 ${INPUT_USAGE}`;
+
+const LEGACY_NO_WAIT_HINT =
+  "hint: a 2025-11-25 server may show an anonymous client's task only to the session that made it, which ends with this command; mcpwire task follows it where the server authenticates you";
 
 const CALL_OPTIONS = { ...INPUT_OPTIONS, task: "flag", "no-wait": "flag" } as const;
 
@@ -51,6 +60,8 @@ export function runCall(argv: readonly string[]): Promise<number> {
     if (taskId !== undefined) {
       if (context.settings.json) printJson(result);
       else printText(`task ${printableLine(taskId)}`);
+      // This command's session ends now; a server that keeps tasks per session hides it after.
+      if (context.client.era === "legacy") logLine(LEGACY_NO_WAIT_HINT);
       return EXIT_OK;
     }
     if (context.settings.json) printJson(result);
