@@ -29,7 +29,7 @@ Usage:
   mcpwire shell <target>                         interactive debug shell (type help inside)
   mcpwire gateway --listen <host:port> -- <command…>   serve a stdio server over Streamable HTTP
   mcpwire gateway --stdio <url>                  offer an HTTP server as a stdio server (stdin/stdout)
-  mcpwire tap --out <file> -- <command…>         transparent stdio proxy: record, flag violations
+  mcpwire tap --out <file> [--] <command…>      transparent stdio proxy: record, flag violations
   mcpwire replay <file> -- <command…>            replay a tap recording, diff the replies
   mcpwire auth login <url> [--paste|--device]    log in to an OAuth-protected server (tokens kept)
   mcpwire auth status [url] | logout [url]       which servers have tokens (never shown) / forget

@@ -8,8 +8,20 @@ export interface ParsedArgs {
   options: Record<string, boolean | string | string[] | undefined>;
   /** Arguments before `--` that are not options, in order. */
   positionals: string[];
-  /** Everything after the first `--` (a stdio server's command line), if there was one. */
+  /**
+   * Everything after the first `--` (a stdio server's command line), if there was one; with
+   * `commandAtFirstWord`, everything from the first word that is not an option on.
+   */
   command: string[] | undefined;
+}
+
+export interface ParseSettings {
+  /**
+   * The first word that is not an option starts the command, `--` or not (`tap --out f node
+   * server.js --port 3`): for a verb that takes no positionals and sits inside other tools'
+   * command lines, where a `--` may be awkward or eaten. The command's own options stay its own.
+   */
+  commandAtFirstWord?: boolean;
 }
 
 /** Short spellings of long options, honoured where the verb knows the long one. */
@@ -20,12 +32,16 @@ const SHORT_OPTIONS: Record<string, string> = { "-e": "env" };
  * `--name value` or `--name=value`; everything after `--` is left untouched, since it is the
  * command line of a server and its options are its own.
  */
-export function parseArgs(argv: readonly string[], spec: Record<string, OptionKind>): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  spec: Record<string, OptionKind>,
+  settings: ParseSettings = {},
+): ParsedArgs {
   const options: ParsedArgs["options"] = {};
   const positionals: string[] = [];
   const separator = argv.indexOf("--");
   const own = separator === -1 ? argv : argv.slice(0, separator);
-  const command = separator === -1 ? undefined : argv.slice(separator + 1);
+  let command = separator === -1 ? undefined : argv.slice(separator + 1);
   for (let i = 0; i < own.length; i++) {
     let arg = own[i]!;
     // The one short option, spelled like docker's and mcp-proxy's: -e KEY=VALUE.
@@ -34,6 +50,11 @@ export function parseArgs(argv: readonly string[], spec: Record<string, OptionKi
     if (!arg.startsWith("--") || arg === "-") {
       if (arg.startsWith("-") && arg.length > 1 && arg !== "-") {
         throw new UsageError(`unknown option ${arg}`);
+      }
+      if (settings.commandAtFirstWord) {
+        // `own` is a prefix of argv: the rest of argv, a `--` in it included, is the command's.
+        command = argv.slice(i);
+        break;
       }
       positionals.push(arg);
       continue;

@@ -21,7 +21,7 @@ import { writeErr, writeOut } from "../core/terminal.js";
 import { LineSplitter } from "./line-splitter.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
 
-export const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] -- <command> [args…]
+export const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] [--] <command> [args…]
 
 A transparent stdio proxy: put it where a client launches its server. Bytes pass through
 unchanged both ways (our stdin to the server's stdin, its stdout to our stdout, its stderr to
@@ -34,6 +34,8 @@ progress for cancelled requests, server-sent requests on a modern connection (on
 client requests carry a 2026-07-28 _meta protocol version), and a hang: the server wrote to
 stderr and then nothing on stdout for --hang-ms while a request was pending.
 EOF on our stdin closes the server's stdin; the exit code is the server's.
+tap's options come first: the first word that is not one starts the server's command (a \`--\`
+before it is optional), and everything from there on is the server's, its options included.
 
 Options:
   --out <file>        where to write the recording (required)
@@ -44,28 +46,37 @@ Options:
 `;
 
 export async function runTap(argv: readonly string[]): Promise<number> {
-  const parsed = parseArgs(argv, {
-    out: "value",
-    "hang-ms": "value",
-    quiet: "flag",
-    help: "flag",
-    env: "list",
-    "env-from": "list",
-  });
+  const parsed = parseArgs(
+    argv,
+    {
+      out: "value",
+      "hang-ms": "value",
+      quiet: "flag",
+      help: "flag",
+      env: "list",
+      "env-from": "list",
+    },
+    { commandAtFirstWord: true },
+  );
   const { options } = parsed;
   if (options.help === true) {
     writeOut(TAP_USAGE);
     return 0;
   }
   const out = options.out as string | undefined;
-  if (out === undefined) throw new UsageError("tap needs --out <file> for the recording");
-  if (parsed.command === undefined) {
+  if (out === undefined) {
+    // `tap node server.js --out f`: the --out went to the server's command line.
+    const late = parsed.command?.some((word) => word === "--out" || word.startsWith("--out="));
     throw new UsageError(
-      "tap needs the server's command after --: mcpwire tap --out s.ndjson -- node server.js",
+      late
+        ? "tap needs --out <file> before the server's command (options after it are the server's)"
+        : "tap needs --out <file> for the recording",
     );
   }
-  if (parsed.positionals.length > 0) {
-    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  if (parsed.command === undefined) {
+    throw new UsageError(
+      "tap needs the server's command: mcpwire tap --out s.ndjson node server.js",
+    );
   }
   const hangMs = options["hang-ms"] === undefined ? 5000 : Number(options["hang-ms"]);
   if (!(Number.isInteger(hangMs) && hangMs > 0)) {
