@@ -15,7 +15,8 @@ import { isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { Tool } from "../../protocol/mcp-types.js";
 import type { HandlerContext } from "../../server/context.js";
-import { declaresTasks, TASKS_EXTENSION } from "../../server/tasks/wire.js";
+import type { TaskStore } from "../../server/tasks/store.js";
+import { declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "../../server/tasks/wire.js";
 
 export type BridgedSupport = "optional" | "required";
 
@@ -60,5 +61,31 @@ export function withTaskSupport(tools: unknown[]): unknown[] {
     isPlainObject(tool) && tool.execution === undefined
       ? { ...tool, execution: { taskSupport: "optional" } }
       : tool,
+  );
+}
+
+/**
+ * Whether a tasks/* request is for the gateway's own tasks (not the child's, relayed): every
+ * one from a legacy client of 2025-11-25 tasks, and those naming a task the gateway runs.
+ */
+export async function isGatewayTask(
+  method: string,
+  params: JsonObject,
+  context: HandlerContext,
+  store: TaskStore | undefined,
+): Promise<boolean> {
+  if (!declaresTasks(context.clientCapabilities)) {
+    return context.era === "legacy" || !TASK_METHODS.has(method);
+  }
+  const taskId = params.taskId;
+  return (
+    typeof taskId === "string" && store !== undefined && (await store.get(taskId)) !== undefined
+  );
+}
+
+/** A task handle the gateway's own task machinery made (either form): passed on as it is. */
+export function isTaskHandle(result: JsonObject): boolean {
+  return (
+    result.resultType === "task" || (isPlainObject(result.task) && result.content === undefined)
   );
 }

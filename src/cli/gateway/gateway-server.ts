@@ -33,7 +33,13 @@ import { LEGACY_TASK_METHODS, legacyTasksCapability } from "../../server/tasks/l
 import { callWithTask } from "../../server/tasks/task-call.js";
 import { declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "../../server/tasks/wire.js";
 import { writeErr } from "../core/terminal.js";
-import { bridgedSupport, childTaskForm, withTaskSupport } from "./gateway-era-tasks.js";
+import {
+  bridgedSupport,
+  childTaskForm,
+  isGatewayTask,
+  isTaskHandle,
+  withTaskSupport,
+} from "./gateway-era-tasks.js";
 import { GatewayLogs } from "./gateway-logs.js";
 import { relayedMeta } from "./gateway-meta.js";
 import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
@@ -261,7 +267,7 @@ export class GatewayServer extends McpServer {
   ): Promise<JsonObject> {
     if (method === "server/discover") return super.handle(method, params, context);
     if (TASK_METHODS.has(method) || LEGACY_TASK_METHODS.has(method)) {
-      if (await this.ownsTask(method, params, context)) {
+      if (await isGatewayTask(method, params, context, this.tasks?.store)) {
         this.ensureTaskManager();
         return super.handle(method, params, context);
       }
@@ -353,25 +359,6 @@ export class GatewayServer extends McpServer {
       for (const tool of await this.child().listAllTools()) this.tools.set(tool.name, tool);
     }
     return this.tools.get(name);
-  }
-
-  /**
-   * Whether a tasks/* request is for the gateway's own tasks (gateway-era-tasks.ts): every one
-   * from a legacy client of 2025-11-25 tasks, and those naming a task the gateway runs.
-   */
-  private async ownsTask(
-    method: string,
-    params: JsonObject,
-    context: HandlerContext,
-  ): Promise<boolean> {
-    if (!declaresTasks(context.clientCapabilities)) {
-      return context.era === "legacy" || !TASK_METHODS.has(method);
-    }
-    const taskId = params.taskId;
-    const store = this.tasks?.store;
-    return (
-      typeof taskId === "string" && store !== undefined && (await store.get(taskId)) !== undefined
-    );
   }
 
   /** tasks/get, tasks/update, tasks/cancel: to the child, for the task's own client only. */
@@ -477,13 +464,6 @@ function declares(
   if (!isPlainObject(elicitation)) return false;
   if (params.mode === "url") return elicitation.url !== undefined;
   return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
-}
-
-/** A task handle the gateway's own task machinery made (either form): passed on as it is. */
-function isTaskHandle(result: JsonObject): boolean {
-  return (
-    result.resultType === "task" || (isPlainObject(result.task) && result.content === undefined)
-  );
 }
 
 function withoutConnectionFields(result: JsonObject): JsonObject {
