@@ -1,7 +1,7 @@
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { Progress } from "../../protocol/outgoing.js";
 import { printableLine } from "../../text/printable.js";
-import { clearStatusLine, drawStatusLine, writeErr } from "../core/terminal.js";
+import { clearStatusLine, drawStatusLine, statusLineWidth, writeErr } from "../core/terminal.js";
 
 const BAR_WIDTH = 30;
 
@@ -31,8 +31,7 @@ export class ProgressReporter {
       fraction === undefined
         ? ""
         : `[${"#".repeat(Math.round(fraction * BAR_WIDTH)).padEnd(BAR_WIDTH, " ")}] `;
-    const columns = process.stderr.columns ?? 80;
-    const line = `${bar}${count}${message ? ` ${message}` : ""}`.slice(0, columns - 1);
+    const line = `${bar}${count}${message ? ` ${message}` : ""}`.slice(0, statusLineWidth());
     drawStatusLine(line);
     this.drawn = true;
   };
@@ -50,7 +49,7 @@ export class ProgressReporter {
       writeErr(line);
       return;
     }
-    drawStatusLine(line.slice(0, (process.stderr.columns ?? 80) - 1));
+    drawStatusLine(line.slice(0, statusLineWidth()));
     this.drawn = true;
   };
   private lastTaskLine = "";

@@ -83,6 +83,16 @@ export function writePrompt(text: string): void {
   io().stderr.write(printableLine(text));
 }
 
+/**
+ * The width a status line is cut to: the terminal's, less one so the cursor never wraps. A
+ * terminal that reports no width (0 columns: a pty nobody sized, some CI runners) gets 80, not
+ * a line cut to nothing.
+ */
+export function statusLineWidth(): number {
+  const columns = process.stderr.columns;
+  return (typeof columns === "number" && columns > 1 ? columns : 80) - 1;
+}
+
 export function clearStatusLine(): void {
   io().stderr.write("\r\x1b[2K");
 }
