@@ -83,11 +83,11 @@ async function main(argv: string[]): Promise<void> {
 /** --native: createHttpHandler on Bun's own server, as a Bun app mounts it. */
 async function serveOnBun(server: McpServer, argv: string[]): Promise<void> {
   const { createHttpHandler } = await import("mcpwire/transports/http");
-  const { serveNative } = await import("./peers/native-serve.js");
+  const { serveNative } = await import("../test/helpers/native-serve.js");
   const handler = createHttpHandler(server, {
     responseMode: argv.includes("--sse") ? "sse" : "json",
   });
-  const served = serveNative(
+  const served = await serveNative(
     (request) => handler.handle(request),
     Number(flagValue(argv, "--port") ?? 0),
   );

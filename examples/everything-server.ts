@@ -34,20 +34,14 @@
  * 2025-era `initialize` sessions. The HTTP port is printed on stdout once listening
  * ("listening on <url>"), so a script that passes `--port 0` can read it.
  */
-import { fileURLToPath } from "node:url";
-import { skillsFromDirectory } from "../src/extensions/skills/index.js";
 import { ajvValidator } from "../src/schema/ajv.js";
 import { cfworkerValidator } from "../src/schema/cfworker.js";
 import type { SchemaValidator } from "../src/schema/validator.js";
-import { McpServer } from "../src/server/mcp-server.js";
-import type { McpServerOptions } from "../src/server/server-core.js";
+import type { McpServer } from "../src/server/mcp-server.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
 import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
 import { serveStdio } from "../src/transports/stdio/serve.js";
-import { registerPrompts, registerResources } from "./everything-server/catalog.js";
-import { registerDiagnosticTools } from "./everything-server/diagnostics.js";
-import { registerTaskTools } from "./everything-server/tasks.js";
-import { registerBasicTools, registerInputTools } from "./everything-server/tools.js";
+import { createEverythingServer } from "./everything-server/create.js";
 
 interface Args {
   mode: "http" | "stdio";
@@ -172,32 +166,6 @@ function validatorArgument(name: string | undefined): SchemaValidator {
   if (name === "cfworker") return cfworkerValidator();
   process.stderr.write(`--validator takes ajv or cfworker, not ${name}\n${USAGE}`);
   process.exit(2);
-}
-
-/** The skills the Skills extension serves: examples/skills (from dist/examples, two levels up). */
-const SKILLS_FOLDER = fileURLToPath(new URL("../../examples/skills", import.meta.url));
-
-/** `shared`: what a cluster shares (clusterOptions), merged into the server's options. */
-export async function createEverythingServer(
-  shared: Partial<McpServerOptions> = {},
-): Promise<McpServer> {
-  const server = new McpServer({
-    serverInfo: { name: "mcpwire-everything-server", version: "1.0.0" },
-    instructions: "The mcpwire conformance fixture: every feature the MCP conformance suite calls.",
-    ...shared,
-  });
-  registerBasicTools(server);
-  registerInputTools(server);
-  registerDiagnosticTools(server);
-  registerTaskTools(server);
-  registerResources(server);
-  registerPrompts(server);
-  // The Skills extension (SEP-2640), on the extension seam: skills/list, skills/get,
-  // resources/directory/read and the skill files as resources.
-  const skills = await skillsFromDirectory(SKILLS_FOLDER);
-  for (const problem of skills.problems) process.stderr.write(`skills: ${problem}\n`);
-  server.install(skills);
-  return server;
 }
 
 /**

@@ -9,9 +9,9 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serveNative } from "../../test/helpers/native-serve.js";
 import { answer, type Untyped } from "./bare-protocol.js";
 import { installGcHook } from "./gc-hook.js";
-import { serveNative } from "./native-serve.js";
 
 const argv = process.argv.slice(2);
 
@@ -83,9 +83,9 @@ async function serveHttp(): Promise<void> {
 }
 
 /** --native: the same modern JSON echo as a plain fetch handler on Bun's own server. */
-function serveNativeHttp(): void {
+async function serveNativeHttp(): Promise<void> {
   const portIndex = argv.indexOf("--port");
-  const served = serveNative(
+  const served = await serveNative(
     async (request) => {
       if (request.method !== "POST") return new Response(null, { status: 405 });
       const reply = answer((await request.json()) as Untyped);
@@ -101,5 +101,5 @@ function serveNativeHttp(): void {
 }
 
 if (argv.includes("--stdio")) serveStdio();
-else if (argv.includes("--native")) serveNativeHttp();
+else if (argv.includes("--native")) await serveNativeHttp();
 else await serveHttp();

@@ -1,8 +1,10 @@
 /**
  * The everything example served over HTTP by Bun and by Deno (real binaries from npm, each
- * running the compiled example), called by our client from Node in both eras: modern 2026-07-28
- * and legacy 2025-11-25 sessions. It covers what differs between runtimes under the
- * web-standard core: the node:http adapter as each runtime emulates it, SSE replies (progress),
+ * running compiled code), called by our client from Node in both eras: modern 2026-07-28 and
+ * legacy 2025-11-25 sessions. Each runtime serves it two ways: `serveHttp` (the example itself,
+ * on the runtime's node:http emulation) and `createHttpHandler` on the runtime's own server
+ * (Bun.serve, Deno.serve: test/fixtures/everything-native-server.ts). It covers what differs
+ * between runtimes under the web-standard core: SSE replies (progress),
  * the server asking the client (a real request on a legacy session, an input_required round
  * trip on a modern one), compiled schema validation, the skills it serves from a folder (file
  * reads, YAML, hashing), and a clean exit on SIGTERM.
@@ -18,7 +20,19 @@ import { HttpClientTransport } from "../../src/transports/http/client/client-tra
 import { type ListeningChild, spawnListening } from "../helpers/listening-child.js";
 import { RUNTIMES } from "../helpers/runtimes.js";
 
-const SERVER = fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url));
+/** How the server is mounted: the script the runtime runs, and its arguments. */
+const MOUNTS = [
+  {
+    name: "serveHttp",
+    script: fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url)),
+    args: ["--http", "--port", "0"],
+  },
+  {
+    name: "createHttpHandler on its own server",
+    script: fileURLToPath(new URL("../fixtures/everything-native-server.js", import.meta.url)),
+    args: [],
+  },
+];
 
 const ERAS: readonly { era: Era; version: string }[] = [
   { era: "modern", version: "2026-07-28" },
@@ -41,14 +55,11 @@ function terminate(server: ListeningChild): Promise<number | null> {
   return exited;
 }
 
-for (const runtime of RUNTIMES) {
-  describe(`the everything example on ${runtime.name}, over HTTP`, () => {
+for (const [runtime, mount] of RUNTIMES.flatMap((r) => MOUNTS.map((m) => [r, m] as const))) {
+  describe(`the everything example on ${runtime.name}, ${mount.name}`, () => {
     let server: ListeningChild;
     before(async () => {
-      server = await spawnListening(
-        runtime.command,
-        runtime.args(SERVER, ["--http", "--port", "0"]),
-      );
+      server = await spawnListening(runtime.command, runtime.args(mount.script, mount.args));
     });
     after(async () => {
       // Whatever the tests did, the process must end; SIGKILL only if SIGTERM is not enough.
