@@ -1,3 +1,4 @@
+import { JsonRpcError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
 import type {
   CloseInfo,
@@ -161,4 +162,28 @@ function inChain(error: unknown, wanted: (cause: unknown) => boolean): unknown {
     else current = current.cause;
   }
   return undefined;
+}
+
+/**
+ * With `--era modern`, how a server that speaks only the legacy protocol (initialize, 2025-11-25
+ * and before) refuses our server/discover: -32601 (stdio), the official SDK's -32000 "Server not
+ * initialized" or a -32600 (HTTP), or a 400/405 without a JSON-RPC body. The refusal itself, with
+ * a hint to let mcpwire detect the era; undefined for any other failure.
+ */
+export function legacyOnlyRefusal(error: unknown): { message: string; hint: string } | undefined {
+  let message: string | undefined;
+  if (error instanceof JsonRpcError && [-32601, -32600, -32000].includes(error.code)) {
+    message = `server error ${error.code}: ${printableLine(error.message)}`;
+  } else if (
+    error instanceof HttpStatusError &&
+    error.eraSignal === "legacy" &&
+    error.status !== 404
+  ) {
+    message = printableLine(error.message);
+  }
+  if (message === undefined) return undefined;
+  return {
+    message,
+    hint: "hint: the server may speak only the legacy protocol (initialize); drop --era modern to let mcpwire detect the era, or use --era legacy",
+  };
 }

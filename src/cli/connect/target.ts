@@ -17,6 +17,7 @@ import { CONFIG_OPTIONS, configTarget, resolveConfigTarget } from "./config-targ
 import {
   httpFailure,
   junkMessage,
+  legacyOnlyRefusal,
   networkFailure,
   StdoutJunkWatch,
   systemErrorCode,
@@ -302,6 +303,8 @@ export async function openClient(
     if (network !== undefined && target.kind !== "stdio") throw new CliError(network);
     const http = target.kind === "http" ? httpFailure(error, target.url) : undefined;
     if (http !== undefined) throw new CliError(http);
+    const legacyOnly = settings.era === "modern" ? legacyOnlyRefusal(error) : undefined;
+    if (legacyOnly) throw new CliError(legacyOnly.message, 1, [...stderr, legacyOnly.hint]);
     throw error;
   } finally {
     clearTimeout(deadline);
