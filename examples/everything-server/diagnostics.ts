@@ -2,8 +2,8 @@
  * Tools for the 2026-07-28 diagnostics (server-stateless), list-change triggers, the
  * `x-mcp-header` header-mirroring checks and SSE reconnection.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { McpServer } from "../../src/server/index.js";
+import { sleep } from "./sleep.js";
 
 const NO_ARGS = { type: "object", properties: {} } as const;
 
@@ -118,7 +118,7 @@ export function registerDiagnosticTools(server: McpServer): void {
       inputSchema: NO_ARGS,
     },
     async (_args, context) => {
-      await delay(200, undefined, { signal: context.signal });
+      await sleep(200, context.signal);
       return "Reconnection test completed";
     },
   );

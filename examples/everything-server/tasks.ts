@@ -3,10 +3,10 @@
  * tasks-* scenarios call them: greet, slow_compute, failing_job, protocol_error_job,
  * confirm_delete, multi_input and test_tool_with_task.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import type { McpServer } from "../../src/server/index.js";
+import { sleep } from "./sleep.js";
 
 const CONFIRM_FORM = (message: string): JsonObject => ({
   mode: "form",
@@ -53,7 +53,7 @@ export function registerTaskTools(server: McpServer): void {
     },
     async (args, context) => {
       const seconds = typeof args.seconds === "number" ? args.seconds : 1;
-      await delay(seconds * 1000, undefined, { signal: context.signal });
+      await sleep(seconds * 1000, context.signal);
       return `Computed ${String(args.label ?? "result")} after ${seconds} s`;
     },
     {
@@ -69,7 +69,7 @@ export function registerTaskTools(server: McpServer): void {
   server.tool(
     { name: "failing_job", description: "Fails as a tool (isError) after about a second" },
     async (_args, context) => {
-      await delay(1000, undefined, { signal: context.signal });
+      await sleep(1000, context.signal);
       return {
         content: [{ type: "text", text: "The job failed: simulated failure" }],
         isError: true,
@@ -81,7 +81,7 @@ export function registerTaskTools(server: McpServer): void {
   server.tool(
     { name: "protocol_error_job", description: "Fails with a JSON-RPC error" },
     async (_args, context) => {
-      await delay(200, undefined, { signal: context.signal });
+      await sleep(200, context.signal);
       throw new JsonRpcError(-32603, "Simulated internal failure in protocol_error_job");
     },
     { task: { support: "optional", pollIntervalMs: 200 } },
@@ -123,7 +123,7 @@ export function registerTaskTools(server: McpServer): void {
       const answer = await context.elicit(NAME_FORM("What is your name?"), { key: "user_name" });
       const name = String(accepted(answer)?.name ?? "stranger");
       await context.startTask();
-      await delay(100, undefined, { signal: context.signal });
+      await sleep(100, context.signal);
       return `Hello, ${name}! (finished as a task)`;
     },
     { task: { support: "required", start: "handler", pollIntervalMs: 200 } },

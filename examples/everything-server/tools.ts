@@ -2,10 +2,10 @@
  * The tools the conformance suite calls (see ../../../shared/conformance/SCENARIOS.md §1),
  * registered on an McpServer through its public API only.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import type { HandlerContext, McpServer } from "../../src/server/index.js";
 import { PNG_BASE64, WAV_BASE64 } from "./media.js";
+import { sleep } from "./sleep.js";
 
 const NO_ARGS = { type: "object", properties: {} } as const;
 const EMBEDDED = {
@@ -92,7 +92,7 @@ export function registerBasicTools(server: McpServer): void {
     async (_args, context) => {
       for (const step of [0, 50, 100]) {
         await context.progress(step, 100, `Completed step ${step} of 100`);
-        if (step < 100) await delay(50);
+        if (step < 100) await sleep(50);
       }
       return "Progress test completed";
     },
@@ -105,9 +105,9 @@ export function registerBasicTools(server: McpServer): void {
     },
     async (_args, context) => {
       await context.log.info("Tool execution started", "everything-server");
-      await delay(50);
+      await sleep(50);
       await context.log.info("Tool processing data", "everything-server");
-      await delay(50);
+      await sleep(50);
       await context.log.info("Tool execution completed", "everything-server");
       return "Logging test completed";
     },

@@ -4,7 +4,7 @@ import {
   compose,
   type Middleware,
   type MiddlewareContext,
-  NEVER_ABORTED,
+  neverAbortedSignal,
 } from "../protocol/middleware.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
 import type { Transport, TransportKind } from "../protocol/transport.js";
@@ -67,7 +67,7 @@ class OutgoingContext implements ClientMiddlewareContext {
     return this.carrier?.sessionId;
   }
   get signal(): AbortSignal {
-    return this.options.signal ?? NEVER_ABORTED;
+    return this.options.signal ?? neverAbortedSignal();
   }
 }
 
@@ -128,7 +128,7 @@ export function notifyThroughChain(
     sessionId: carrier?.sessionId,
     requestId: undefined,
     principal: undefined,
-    signal: NEVER_ABORTED,
+    signal: neverAbortedSignal(),
     notification: true,
   };
   const terminal = async (current: ClientMiddlewareContext): Promise<JsonObject> => {

@@ -166,5 +166,12 @@ export class MiddlewareStack<C extends MiddlewareContext> {
   }
 }
 
-/** A signal that never fires, for contexts whose carrier cannot abort (a notification's). */
-export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+let neverAborted: AbortSignal | undefined;
+/**
+ * A signal that never fires, for contexts whose carrier cannot abort (a notification's). Made on
+ * first use: Workers refuse to create an AbortController at start-up (global scope).
+ */
+export function neverAbortedSignal(): AbortSignal {
+  neverAborted ??= new AbortController().signal;
+  return neverAborted;
+}

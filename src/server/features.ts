@@ -1,4 +1,10 @@
-import { ErrorCode, InternalError, InvalidParamsError, JsonRpcError } from "../jsonrpc/errors.js";
+import {
+  ErrorCode,
+  InternalError,
+  InvalidParamsError,
+  isPlainObject,
+  JsonRpcError,
+} from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { scanHeaderAnnotations, X_MCP_HEADER } from "../protocol/header-annotations.js";
 import type {
@@ -323,6 +329,10 @@ export class Features {
     const lacking = requirementError(requires, context.clientCapabilities);
     if (lacking) throw lacking;
     let args: unknown = params.arguments ?? {};
+    // Arguments that are no object break CallToolRequest itself: a protocol error (-32602,
+    // tools.mdx "Error Handling"), where a schema violation below is a tool error.
+    if (!isPlainObject(args))
+      throw new InvalidParamsError('tools/call "arguments" must be an object');
     // Spec: argument validation failures are tool errors the model can see and fix.
     if (entry.parseInput) {
       const parsed = await entry.parseInput(args);

@@ -5,7 +5,7 @@ import {
   compose,
   type Middleware,
   type MiddlewareContext,
-  NEVER_ABORTED,
+  neverAbortedSignal,
 } from "../protocol/middleware.js";
 import type { IncomingRequestContext } from "../protocol/session.js";
 import type { MessageContext, Transport, TransportKind } from "../protocol/transport.js";
@@ -129,7 +129,7 @@ export function runNotificationChain(
     requestId: undefined,
     principal: message.principal,
     headers: message.headers,
-    signal: message.signal ?? NEVER_ABORTED,
+    signal: message.signal ?? neverAbortedSignal(),
     notification: true,
   };
   const terminal = async (): Promise<JsonObject> => {

@@ -1,3 +1,4 @@
+import { unref } from "../platform/scheduling.js";
 /**
  * Keeps a peer from flooding our logs. Whatever a peer can cause over and over (replies to ids
  * we never sent, unreadable messages, streams it does not read) would otherwise cost one log
@@ -45,7 +46,7 @@ export class LogThrottle<T> {
     }
     const timer = setTimeout(() => this.close(kind), intervalMs);
     // A pending summary must not keep the process alive.
-    timer.unref();
+    unref(timer);
     this.windows.set(kind, { suppressed: 0, timer });
     this.options.emit(entry);
   }

@@ -29,7 +29,7 @@ const BINDINGS = [...SIDES, "transports"];
  * logs) is a leaf every layer may use. A new folder needs its row here before it can land.
  */
 const LAYERS: Record<string, readonly string[]> = {
-  text: [],
+  text: ["platform"],
   platform: [],
   jsonrpc: ["text", "platform"],
   protocol: BASE,

@@ -53,6 +53,57 @@ export interface ScenarioCheck {
   errorMessage?: string;
 }
 
+/** The suite's CLI (dist/index.js of @modelcontextprotocol/conformance). */
+function suiteCli(): string {
+  const require = createRequire(join(ROOT, "package.json"));
+  const manifest = require.resolve("@modelcontextprotocol/conformance/package.json");
+  return join(dirname(manifest), "dist", "index.js");
+}
+
+/** Runs the suite's CLI with `args` plus `-o <scratch>`; the checks it wrote, by scenario. */
+async function runSuite(
+  args: string[],
+): Promise<{ scenarios: Map<string, ScenarioCheck[]>; output: string }> {
+  const outDir = mkdtempSync(join(tmpdir(), "mcpwire-suite-"));
+  try {
+    const child = spawn(suiteNode(), [suiteCli(), ...args, "-o", outDir], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    await new Promise((done) => child.once("close", done));
+    const scenarios = new Map<string, ScenarioCheck[]>();
+    for (const path of readdirSync(outDir, { recursive: true, encoding: "utf8" })) {
+      if (!path.endsWith("checks.json")) continue;
+      // <role>-<scenario>-<timestamp>/checks.json
+      const folder = dirname(path).split(/[\\/]/).pop() ?? "";
+      const name = folder
+        .replace(/-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, "")
+        .replace(/^server-/, "");
+      scenarios.set(name, JSON.parse(readFileSync(join(outDir, path), "utf8")) as ScenarioCheck[]);
+    }
+    return { scenarios, output };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Every server scenario a spec revision requires (the suite's --requirements), run against
+ * `url`: each scenario's checks, judged by the caller.
+ */
+export function conformanceRequirements(
+  url: string,
+  set: "2025-11-25" | "2026-07-28",
+): Promise<{ scenarios: Map<string, ScenarioCheck[]>; output: string }> {
+  return runSuite(["server", "--url", url, "--requirements", set]);
+}
+
 /**
  * One server scenario of the official suite, run by name against `url` (extension scenarios
  * such as tasks-* included): its checks, and everything the suite printed.
@@ -61,31 +112,6 @@ export async function conformanceScenario(
   url: string,
   scenario: string,
 ): Promise<{ checks: ScenarioCheck[]; output: string }> {
-  const outDir = mkdtempSync(join(tmpdir(), "mcpwire-scenario-"));
-  try {
-    const require = createRequire(join(ROOT, "package.json"));
-    const cli = join(
-      dirname(require.resolve("@modelcontextprotocol/conformance/package.json")),
-      "dist",
-      "index.js",
-    );
-    const args = [cli, "server", "--url", url, "--scenario", scenario, "-o", outDir];
-    const child = spawn(suiteNode(), args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    await new Promise((done) => child.once("close", done));
-    const found = readdirSync(outDir, { recursive: true, encoding: "utf8" }).find((path) =>
-      path.endsWith("checks.json"),
-    );
-    const checks = found
-      ? (JSON.parse(readFileSync(join(outDir, found), "utf8")) as ScenarioCheck[])
-      : [];
-    return { checks, output };
-  } finally {
-    rmSync(outDir, { recursive: true, force: true });
-  }
+  const { scenarios, output } = await runSuite(["server", "--url", url, "--scenario", scenario]);
+  return { checks: [...scenarios.values()][0] ?? [], output };
 }

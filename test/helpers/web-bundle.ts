@@ -37,27 +37,28 @@ export async function bundleForWeb(
     symlinkSync(packageDir, join(scratch, "node_modules", "mcpwire"), "dir");
     const entry = join(scratch, "entry.js");
     writeFileSync(entry, source);
-    const unresolved: string[] = [];
-    const bundle = await rollup({
-      input: entry,
-      plugins: [
-        nodeResolve({
-          exportConditions: conditions,
-          browser: true,
-          preferBuiltins: false,
-        }),
-      ],
-      onwarn(warning) {
-        if (warning.code === "UNRESOLVED_IMPORT" && warning.exporter) {
-          unresolved.push(warning.exporter);
-        }
-      },
-    });
-    const { output } = await bundle.generate({ format: "es", inlineDynamicImports: true });
-    await bundle.close();
-    return { code: output[0].code, unresolved };
+    return await bundleFile(entry, conditions);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The module at `entry` and all it imports (resolved from where it lies) as one ES module. */
+export async function bundleFile(entry: string, conditions = WEB_CONDITIONS): Promise<WebBundle> {
+  const unresolved: string[] = [];
+  const bundle = await rollup({
+    input: entry,
+    plugins: [nodeResolve({ exportConditions: conditions, browser: true, preferBuiltins: false })],
+    onwarn(warning) {
+      if (warning.code === "UNRESOLVED_IMPORT" && warning.exporter)
+        unresolved.push(warning.exporter);
+    },
+  });
+  try {
+    const { output } = await bundle.generate({ format: "es", inlineDynamicImports: true });
+    return { code: output[0].code, unresolved };
+  } finally {
+    await bundle.close();
   }
 }
 

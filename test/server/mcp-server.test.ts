@@ -218,6 +218,13 @@ describe("McpServer, modern era", () => {
     });
     assert.equal(invalid.isError, true);
     assert.match((invalid.content as { text: string }[])[0]!.text, /text/);
+    // Arguments that are no object break the request itself: -32602, not a tool error.
+    for (const args of [[1], "text", 5]) {
+      await assert.rejects(
+        client.request("tools/call", { name: "echo", arguments: args, _meta: modernMeta() }),
+        { code: -32602, message: 'tools/call "arguments" must be an object' },
+      );
+    }
     const structured = await client.request("tools/call", {
       name: "add",
       arguments: { a: 2, b: 3 },

@@ -1,3 +1,4 @@
+import { unref } from "../../platform/scheduling.js";
 import type { LiveTask } from "./live-task.js";
 import type { TaskRecord, TaskStore } from "./store.js";
 
@@ -31,7 +32,7 @@ export class AnswerWatch {
         (error: Error) => this.reportError(error),
       );
     }, this.everyMs);
-    timer.unref();
+    unref(timer);
     this.watched.set(live.taskId, timer);
   }
 

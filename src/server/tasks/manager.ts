@@ -7,6 +7,7 @@ import {
   MissingRequiredClientCapabilityError,
 } from "../../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcErrorObject } from "../../jsonrpc/types.js";
+import { unref } from "../../platform/scheduling.js";
 import type { HandlerContext, LegacyConnectionRef } from "../context.js";
 import { type InputRequest, validateResponse } from "../mrtr/round.js";
 import { AnswerWatch } from "./answer-watch.js";
@@ -191,7 +192,7 @@ export class TaskManager {
         this.live.delete(record.taskId);
         live.stop("the task's TTL has elapsed");
       }, record.ttlMs);
-      expiry.unref();
+      unref(expiry);
       live.controller.signal.addEventListener("abort", () => clearTimeout(expiry), { once: true });
     }
     return live;

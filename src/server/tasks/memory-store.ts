@@ -1,3 +1,4 @@
+import { unref } from "../../platform/scheduling.js";
 import {
   type TaskQuota,
   TaskQuotaError,
@@ -36,7 +37,7 @@ export class InMemoryTaskStore implements TaskStore {
     if (every > 0) {
       this.sweeper = setInterval(() => this.sweep(), every);
       // A store must never keep a process alive on its own.
-      this.sweeper.unref();
+      unref(this.sweeper);
     }
   }
 

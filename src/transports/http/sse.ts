@@ -2,7 +2,9 @@
  * Writing a Server-Sent Events response body: one JSON-RPC message per `message` event, comment
  * lines as keep-alives, and backpressure from whoever reads the stream (the HTTP layer).
  */
+
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
+import { unref } from "../../platform/scheduling.js";
 
 const encoder = new TextEncoder();
 /** Bytes buffered before writers are asked to wait for the reader. */
@@ -66,7 +68,7 @@ export class SseStream {
     );
     if (options.keepAliveMs > 0) {
       this.keepAlive = setInterval(() => this.enqueue(SSE_KEEP_ALIVE), options.keepAliveMs);
-      this.keepAlive.unref();
+      unref(this.keepAlive);
     }
   }
 

@@ -3,6 +3,7 @@
  * lives, released when it closes) and its ear on the bus, whose messages go to the session
  * copies this instance holds.
  */
+import { unref } from "../../../platform/scheduling.js";
 import {
   type ClusterMessage,
   checkInstanceId,
@@ -45,7 +46,7 @@ export class ClusterMember {
     this.renew();
     // Renewed three times per lease, so one slow renewal does not make this instance "dead".
     this.heartbeat = setInterval(() => this.renew(), this.leaseMs / 3);
-    this.heartbeat.unref();
+    unref(this.heartbeat);
     this.listening = cluster.bus
       .subscribe((message) => {
         if (message.from !== instanceId) onMessage(message);

@@ -5,7 +5,9 @@
  * stream has one holder, and what is meant for it travels there; a stream written elsewhere is
  * resumed here from the shared event store.
  */
+
 import type { JsonRpcId, JsonRpcMessage, JsonRpcNotification } from "../../../jsonrpc/types.js";
+import { unref } from "../../../platform/scheduling.js";
 import type { LegacySnapshot, ServerConnection } from "../../../server/connection.js";
 import {
   type ClusterMessage,
@@ -335,7 +337,7 @@ export class ClusterSessionLink {
         .then((alive) => (alive ? undefined : finish()))
         .catch(this.context.report);
     }, this.context.leaseMs);
-    timer.unref();
+    unref(timer);
     signal.addEventListener("abort", () => clearInterval(timer), { once: true });
   }
 }

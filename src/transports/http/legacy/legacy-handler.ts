@@ -3,7 +3,9 @@
  * session, later POSTs name it with `Mcp-Session-Id`, GET opens (or with `Last-Event-ID`
  * resumes) an SSE stream, DELETE ends the session, idle sessions expire.
  */
+
 import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
+import { unref } from "../../../platform/scheduling.js";
 import { HEADER, type HeaderSource } from "../../../protocol/http-headers.js";
 import type { MessageContext } from "../../../protocol/transport.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
@@ -109,7 +111,7 @@ export class LegacyHandler {
       this.sessionOptions.cluster = this.member.context;
     }
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(60_000, this.halfOpenMs / 2 + 10));
-    this.sweeper.unref();
+    unref(this.sweeper);
   }
 
   /** A POST that is not modern-shaped: initialize, or a message of an existing session. */
