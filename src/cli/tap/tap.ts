@@ -1,10 +1,8 @@
-import { createWriteStream, constants as fsConstants, type WriteStream } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { constants } from "node:os";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 import spawn from "cross-spawn";
-import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 import {
   signalTree,
@@ -17,6 +15,7 @@ import { childEnvSettings } from "../connect/child-env.js";
 import { onStopSignals } from "../connect/stop-signals.js";
 import { parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
+import { openOwnFile } from "../core/own-file.js";
 import { writeErr, writeOut } from "../core/terminal.js";
 import { LineSplitter } from "./line-splitter.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
@@ -187,34 +186,9 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   return signalNumber === undefined ? 1 : 128 + signalNumber;
 }
 
-/**
- * Opens the recording for writing, readable by its owner only: it holds every message of the
- * session, tokens and user data included. A symlink at the path is refused (O_NOFOLLOW) rather
- * than followed, so a link planted there cannot point the recording at another file; an
- * existing file is truncated and narrowed to 0600 too.
- */
+/** Opens the recording (see openOwnFile: it holds every message of the session, tokens too). */
 async function openRecording(out: string): Promise<WriteStream> {
-  const flags =
-    fsConstants.O_WRONLY |
-    fsConstants.O_CREAT |
-    fsConstants.O_TRUNC |
-    (fsConstants.O_NOFOLLOW ?? 0);
-  let file: FileHandle;
-  try {
-    file = await open(out, flags, 0o600);
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === "ELOOP"
-        ? "it is a symbolic link"
-        : (error as Error).message;
-    throw new CliError(`cannot write ${out}: ${reason}`);
-  }
-  try {
-    await file.chmod(0o600);
-  } catch (error) {
-    // Not ours to narrow (a file another user owns, or a filesystem without modes): go on.
-    ignoreError(`narrowing ${out} to its owner`, error);
-  }
+  const file = await openOwnFile(out);
   const stream = createWriteStream("", { fd: file });
   // A full disk must not crash the proxy the client depends on: say so once, keep relaying.
   stream.once("error", (error) => {
