@@ -4,7 +4,7 @@
  * the bare Node limit, except for legacy sessions where it is the bare session table too.
  */
 import type { ClientEra } from "./peers/types.js";
-import type { ClusterSpec, Impl, Runtime, TrialSpec } from "./trial.js";
+import type { ClusterSpec, Impl, OtelMode, Runtime, TrialSpec } from "./trial.js";
 
 export interface Row {
   label: string;
@@ -20,6 +20,8 @@ export interface Row {
   /** HTTP: the server's runtime (default node); `native`: on Bun.serve, not node:http. */
   runtime?: Runtime;
   native?: boolean;
+  /** mcpwire's server traced by mcpwire/otel: API only (no provider), or the SDK in memory. */
+  otel?: OtelMode;
 }
 
 export interface Case {
@@ -198,6 +200,29 @@ export function benchCases(settings: Settings): Case[] {
       });
     }
   }
+  // Issue 28's budgets: the otel middleware with no provider registered is within noise of no
+  // tracing; with the SDK recording every span and metric in memory, at most 15% below it.
+  cases.push({
+    id: "http-json-c64-otel",
+    title: `HTTP modern, JSON replies, c=64, OpenTelemetry, ${settings.httpSeconds} s`,
+    primary: "reqPerSec",
+    primaryLabel: "req/s",
+    secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
+    spec: { workload: "http", sse: false, concurrency: 64, seconds: settings.httpSeconds },
+    rows: [
+      OUR_SERVER,
+      {
+        ...OUR_SERVER,
+        label: "mcpwire server ← bare client, otel middleware, API only",
+        otel: "api",
+      },
+      {
+        ...OUR_SERVER,
+        label: "mcpwire server ← bare client, otel middleware, SDK in memory",
+        otel: "memory",
+      },
+    ],
+  });
   // Issue 15's budget: JWT auth on loses at most 10% against auth off (the first row).
   cases.push({
     id: "http-json-c64-auth",

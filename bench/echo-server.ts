@@ -3,7 +3,7 @@
  *
  *   npm run --silent bench:server -- --stdio
  *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
- *       [--redis URL [--redis-prefix P]]
+ *       [--redis URL [--redis-prefix P]] [--otel api|memory]
  *   bun dist/bench/echo-server.js --http --native     # the web handler on Bun.serve
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
@@ -49,6 +49,9 @@ async function main(argv: string[]): Promise<void> {
     const auth = issuer ? (await import("mcpwire/auth")).protectResource({ issuer }) : undefined;
     // --redis: legacy sessions over shared state; `redis` and mcpwire/redis are loaded only then.
     if (argv.includes("--native")) return serveOnBun(server, argv);
+    // --otel api|memory: traced by mcpwire/otel (OpenTelemetry is loaded only then).
+    const otel = flagValue(argv, "--otel");
+    if (otel !== undefined) await (await import("./peers/otel-setup.js")).traceServer(server, otel);
     const redisUrl = flagValue(argv, "--redis");
     let cluster: import("mcpwire/transports/http").LegacyCluster | undefined;
     if (redisUrl) {
@@ -73,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!argv.includes("--stdio")) {
     process.stderr.write(
-      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native]\n",
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native] [--otel api|memory]\n",
     );
     process.exit(2);
   }

@@ -212,6 +212,7 @@ async function main(): Promise<void> {
           ...(row.legacySessions ? { legacySessions: row.legacySessions } : {}),
           ...(row.runtime ? { runtime: row.runtime } : {}),
           ...(row.native ? { native: true } : {}),
+          ...(row.otel ? { otel: row.otel } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

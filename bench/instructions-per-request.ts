@@ -2,7 +2,7 @@
  * Instructions per HTTP request of mcpwire's echo server, counted by callgrind (repeatable where
  * wall-clock timings on a shared machine are not):
  *
- *   node dist/bench/instructions-per-request.js [--auth | --header] [--warmup 3000]
+ *   node dist/bench/instructions-per-request.js [--auth | --header] [--otel api|memory] [--warmup 3000]
  *       [--requests 10000] [--concurrency 64] [--keep DIR] [-- node flags for the server]
  *
  * The server runs under `valgrind --tool=callgrind`; after the warm-up (200 sequential calls, as a
@@ -33,6 +33,8 @@ interface Options {
   requests: number;
   concurrency: number;
   keep: string | undefined;
+  /** The echo server traced by mcpwire/otel (issue 28): API only, or the SDK in memory. */
+  otel: string | undefined;
   nodeFlags: string[];
 }
 
@@ -51,6 +53,7 @@ function parse(argv: string[]): Options {
     requests: value("--requests", 10_000),
     concurrency: value("--concurrency", 64),
     keep: keepAt < 0 ? undefined : own[keepAt + 1],
+    otel: own.includes("--otel") ? own[own.indexOf("--otel") + 1] : undefined,
     nodeFlags: split < 0 ? [] : argv.slice(split + 1),
   };
 }
@@ -135,6 +138,7 @@ async function main(options: Options): Promise<void> {
   const script = fileURLToPath(new URL("./echo-server.js", import.meta.url));
   const serverArgs = ["--http", "--port", "0"];
   if (options.auth) serverArgs.push("--jwt-issuer", issuer!.issuer);
+  if (options.otel !== undefined) serverArgs.push("--otel", options.otel);
   const child = spawn(
     "valgrind",
     [

@@ -72,9 +72,14 @@ export interface TrialSpec {
   runtime?: Runtime;
   /** HTTP on Bun: the server's fetch handler on Bun.serve instead of node:http. */
   native?: boolean;
+  /** mcpwire's server only: traced by mcpwire/otel (`--otel api|memory`). */
+  otel?: OtelMode;
 }
 
 export type Runtime = "node" | "bun";
+
+/** The echo server's `--otel` mode: the middleware alone (API only), or the SDK in memory. */
+export type OtelMode = "api" | "memory";
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
   mcpwire: "./echo-server.js",
@@ -128,6 +133,10 @@ async function startHttpServer(
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
   if (spec.native) args.push("--native");
+  if (spec.otel) {
+    if (spec.server !== "mcpwire") throw new Error("the otel rows are mcpwire's server only");
+    args.push("--otel", spec.otel);
+  }
   // mcpwire serves legacy sessions next to the modern era by default.
   if (LEGACY_WORKLOADS.has(spec.workload) && spec.server !== "mcpwire")
     args.push(spec.server === "sdk" ? "--legacy-sessions" : "--legacy");

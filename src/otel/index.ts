@@ -27,6 +27,7 @@ export {
   type OtelSdkHandle,
   type OtelSdkOptions,
   OtelSetupError,
+  type OtlpProtocol,
   otelSdkPackages,
   startOtelSdk,
 } from "./sdk.js";

@@ -3,8 +3,10 @@
  * `client.use(otelClientMiddleware())`. The server traces every request and notification it
  * handles (SERVER spans, parented by the trace context in `_meta`, else the HTTP header). The
  * client traces every request it sends (CLIENT spans, their context written into `_meta`) and
- * every notification the server sends it (SERVER spans: the receiver's side).
+ * every notification the server sends it (SERVER spans: the receiver's side). Multi round-trip
+ * retries hang under the round before them (rounds.ts).
  */
+import type { SpanContext } from "@opentelemetry/api";
 import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { MiddlewareContext } from "../protocol/middleware.js";
@@ -14,6 +16,7 @@ import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.
 import { NETWORK_TRANSPORT } from "./conventions.js";
 import { observeOperation } from "./operation.js";
 import { injectIntoMeta } from "./propagation.js";
+import { RoundTrail } from "./rounds.js";
 
 /** Options of both middleware: the conventions' opt-ins. */
 export interface OtelMiddlewareOptions extends CaptureOptions {}
@@ -71,6 +74,8 @@ export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): Serve
  */
 export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): ClientMiddleware {
   const capture = { ...options };
+  const rounds = new RoundTrail();
+  const settled = (span: SpanContext | undefined, result: JsonObject) => rounds.note(result, span);
   return (ctx: ClientMiddlewareContext, next) => {
     if (ctx.notification) {
       return observeOperation("server", factsOf(ctx), next, {
@@ -86,7 +91,7 @@ export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): Clien
         if (meta !== ctx.meta) ctx.params = { ...ctx.params, _meta: meta as JsonObject };
         return next();
       },
-      { capture },
+      { capture, fallbackParent: rounds.previous(ctx.params), settled },
     );
   };
 }

@@ -9,6 +9,7 @@ import {
   context,
   type Link,
   type Span,
+  type SpanContext,
   SpanKind,
   trace,
 } from "@opentelemetry/api";
@@ -79,7 +80,14 @@ export async function observeOperation<R>(
   side: Side,
   facts: OperationFacts,
   run: (propagate: Context) => Promise<R>,
-  options?: { capture?: CaptureOptions; received?: ReceivedCarriers },
+  options?: {
+    capture?: CaptureOptions;
+    received?: ReceivedCarriers;
+    /** Client side: the parent when the ambient context has no span (a previous round's). */
+    fallbackParent?: SpanContext | undefined;
+    /** Client side: told the span's context and the result, once the operation succeeded. */
+    settled?: (span: SpanContext | undefined, result: R) => void;
+  },
 ): Promise<R> {
   const { tracer, clientOperation, serverOperation } = instruments();
   const histogram = side === "client" ? clientOperation : serverOperation;
@@ -96,6 +104,10 @@ export async function observeOperation<R>(
     links = received.links;
   } else {
     parent = context.active();
+    const fallback = options?.fallbackParent;
+    if (fallback !== undefined && trace.getSpanContext(parent) === undefined) {
+      parent = trace.setSpanContext(parent, fallback);
+    }
   }
   const span = tracer?.startSpan(
     spanName(facts, capture),
@@ -124,5 +136,6 @@ export async function observeOperation<R>(
     throw error;
   }
   done(resultOutcome(facts.method, result), result);
+  options?.settled?.(span?.spanContext(), result);
   return result;
 }

@@ -25,7 +25,8 @@ export interface OtelSdkOptions {
   env?: Record<string, string | undefined>;
 }
 
-type Protocol = "http/protobuf" | "http/json";
+/** The OTLP encodings startOtelSdk can export with (OTEL_EXPORTER_OTLP_PROTOCOL). */
+export type OtlpProtocol = "http/protobuf" | "http/json";
 
 /** Thrown when `--otel` cannot start: a package to install, or a setting we cannot honour. */
 export class OtelSetupError extends Error {
@@ -41,7 +42,7 @@ const BASE_PACKAGES = [
   "@opentelemetry/sdk-metrics",
 ];
 
-function exporterPackages(protocol: Protocol): string[] {
+function exporterPackages(protocol: OtlpProtocol): string[] {
   const suffix = protocol === "http/json" ? "http" : "proto";
   return [
     `@opentelemetry/exporter-trace-otlp-${suffix}`,
@@ -50,14 +51,14 @@ function exporterPackages(protocol: Protocol): string[] {
 }
 
 /** The packages startOtelSdk needs for a protocol, for the install hint and the docs. */
-export function otelSdkPackages(protocol: Protocol = "http/protobuf"): string[] {
+export function otelSdkPackages(protocol: OtlpProtocol = "http/protobuf"): string[] {
   return [...BASE_PACKAGES, ...exporterPackages(protocol)];
 }
 
 function protocolFrom(
   env: Record<string, string | undefined>,
   signal: "TRACES" | "METRICS",
-): Protocol {
+): OtlpProtocol {
   const value = (
     env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ??
     env.OTEL_EXPORTER_OTLP_PROTOCOL ??
@@ -105,7 +106,7 @@ async function load(packages: string[]) {
   }
 }
 
-async function loadExporters(protocol: Protocol, packages: string[]) {
+async function loadExporters(protocol: OtlpProtocol, packages: string[]) {
   try {
     if (protocol === "http/json") {
       const [traces, metrics] = await Promise.all([
