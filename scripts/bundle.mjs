@@ -67,7 +67,12 @@ const webSiblings = {
 
 /** Chunk groups in priority order: a module goes to the first group whose entries reach it. */
 const GROUPS = [
-  ["shared-core", ["jsonrpc/index.js", "protocol/index.js", "transports/ndjson.js"]],
+  // The schema cache is core too: the server checks tool arguments with it, the client (given a
+  // validator) structuredContent, and the client must not load the server's chunk for it.
+  [
+    "shared-core",
+    ["jsonrpc/index.js", "protocol/index.js", "transports/ndjson.js", "schema/compiled-schemas.js"],
+  ],
   ["shared-server", ["server/index.js"]],
   ["shared-client", ["client/index.js"]],
 ];

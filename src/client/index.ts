@@ -3,6 +3,10 @@
  *
  * @module mcpwire/client
  */
+// The JSON Schema engines for McpClientOptions.validator (also in mcpwire/server).
+export { type AjvValidatorOptions, ajvValidator } from "../schema/ajv.js";
+export { cfworkerValidator } from "../schema/cfworker.js";
+export { SchemaError, type SchemaValidator } from "../schema/validator.js";
 export { ModernHandshakeError, NoCommonVersionError } from "./era-detection.js";
 export { type ClientExtension, McpClient } from "./mcp-client.js";
 export type { ClientMiddleware, ClientMiddlewareContext } from "./middleware-chain.js";

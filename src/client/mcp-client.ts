@@ -14,6 +14,7 @@ import type {
 import type { RequestOptions } from "../protocol/outgoing.js";
 import { ClientConnection } from "./connection.js";
 import type { ClientMiddlewareContext } from "./middleware-chain.js";
+import { OutputSchemaChecks } from "./output-checks.js";
 import { collectPages } from "./pagination.js";
 import type {
   CallOptions,
@@ -22,6 +23,7 @@ import type {
   ListResourcesResult,
   ListResourceTemplatesResult,
   ListToolsResult,
+  McpClientOptions,
   ServerRequestContext,
 } from "./types.js";
 
@@ -34,6 +36,14 @@ export type ClientExtension = Extension<McpClient, ServerRequestContext, ClientM
  * servers, the `initialize` session for legacy ones.
  */
 export class McpClient extends ClientConnection {
+  /** Output schemas from tools/list, when the client was given a validator. */
+  private readonly outputChecks: OutputSchemaChecks | undefined;
+
+  constructor(options: McpClientOptions) {
+    super(options);
+    this.outputChecks = options.validator ? new OutputSchemaChecks(options.validator) : undefined;
+  }
+
   /**
    * Installs an extension: its capability (declared in both eras; install before connect()),
    * its methods (answers to the server's requests), its middleware, then its setup step.
@@ -44,8 +54,17 @@ export class McpClient extends ClientConnection {
     return this;
   }
 
-  listTools(params: { cursor?: string } = {}, options?: CallOptions): Promise<ListToolsResult> {
-    return this.request("tools/list", cursorParams(params), options) as Promise<ListToolsResult>;
+  async listTools(
+    params: { cursor?: string } = {},
+    options?: CallOptions,
+  ): Promise<ListToolsResult> {
+    const result = (await this.request(
+      "tools/list",
+      cursorParams(params),
+      options,
+    )) as ListToolsResult;
+    this.outputChecks?.remember(result.tools);
+    return result;
   }
   listAllTools(options?: CallOptions): Promise<Tool[]> {
     return collectPages(
@@ -54,9 +73,11 @@ export class McpClient extends ClientConnection {
       (page) => page.tools,
     );
   }
-  callTool(name: string, args?: JsonObject, options?: CallOptions): Promise<CallToolResult> {
+  async callTool(name: string, args?: JsonObject, options?: CallOptions): Promise<CallToolResult> {
     const params: JsonObject = args === undefined ? { name } : { name, arguments: args };
-    return this.request("tools/call", params, options) as Promise<CallToolResult>;
+    const result = (await this.request("tools/call", params, options)) as CallToolResult;
+    this.outputChecks?.check(name, result);
+    return result;
   }
 
   listResources(

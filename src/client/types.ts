@@ -12,6 +12,7 @@ import type {
 import type { RequestOptions } from "../protocol/outgoing.js";
 import type { Transport } from "../protocol/transport.js";
 import type { Era } from "../protocol/versions.js";
+import type { SchemaValidator } from "../schema/validator.js";
 
 /** What a handler for a server-to-client request gets besides the params. */
 export interface ServerRequestContext {
@@ -86,6 +87,13 @@ export interface McpClientOptions {
    * turns into tasks are polled to their end by callTool.
    */
   tasks?: boolean;
+  /**
+   * Checks each tool result's structuredContent against the outputSchema the server listed
+   * for the tool (seen in a tools/list answer): a result that does not match rejects callTool
+   * with InvalidResultError. ajvValidator() or cfworkerValidator() (from this entry), or your
+   * own. Off by default.
+   */
+  validator?: SchemaValidator;
 }
 
 export interface ConnectOptions {
