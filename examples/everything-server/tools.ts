@@ -90,8 +90,10 @@ export function registerBasicTools(server: McpServer): void {
       inputSchema: NO_ARGS,
     },
     async (_args, context) => {
-      for (const step of [0, 50, 100]) {
-        await context.progress(step, 100, `Completed step ${step} of 100`);
+      // Three notifications (0, 50, 100 of 100), each saying where the work is.
+      const said = { 0: "Starting", 50: "Halfway there", 100: "Done" };
+      for (const step of [0, 50, 100] as const) {
+        await context.progress(step, 100, said[step]);
         if (step < 100) await sleep(50);
       }
       return "Progress test completed";
