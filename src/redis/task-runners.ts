@@ -1,4 +1,5 @@
 import type { TaskRunners } from "../server/tasks/store.js";
+import { ignoring } from "../text/ignored-error.js";
 import type { RedisClientLike } from "./client.js";
 import { RedisCommands } from "./commands.js";
 import { newInstanceId } from "./instance-id.js";
@@ -45,7 +46,8 @@ export class RedisTaskRunners implements TaskRunners {
     // A Redis that restarted empty has forgotten every lease: take ours again at once, before
     // anything else this client sends, not up to a third of a lease later.
     client.on("ready", () => {
-      if (!this.closed) this.renew().catch(() => {});
+      // The interval's next renewal reports a failure that lasts; this early one need not.
+      if (!this.closed) this.renew().catch(ignoring("renewing the task runner lease on reconnect"));
     });
   }
 
