@@ -12,6 +12,9 @@
  *   node scripts/conformance.mjs --role server --url http://127.0.0.1:8080/mcp
  *   (--url: the server role against a server already running there, e.g. a cluster behind a
  *   load balancer, instead of an everything-server of its own)
+ *   node scripts/conformance.mjs --role server --validator cfworker
+ *   (--validator ajv|cfworker: the everything-server's JSON Schema engine, passed on as its
+ *   --validator; cfworker is the one Workers use)
  *
  * The 2025-03-26 column holds the client's OAuth back-compat pair (no Protected Resource
  * Metadata: the server's origin as authorization server, with or without its metadata), which
@@ -110,6 +113,7 @@ function parseArgs(argv) {
     roles: ROLES,
     runtimes: Object.keys(RUNTIMES),
     url: undefined,
+    validator: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -120,6 +124,7 @@ function parseArgs(argv) {
     else if (arg === "--set") options.sets = [argv[++i]];
     else if (arg === "--role") options.roles = [argv[++i]];
     else if (arg === "--url") options.url = argv[++i];
+    else if (arg === "--validator") options.validator = argv[++i];
     else if (arg === "--runtime") options.runtimes = [runtimeArgument(argv[++i])];
     else throw new Error(`unknown argument ${arg}`);
   }
@@ -222,12 +227,13 @@ function run(command, args, { log, env } = {}) {
  * Starts the everything-server on `runtime` on a free port; resolves with its URL and a stop
  * function.
  */
-function startServer(dist, runtime) {
+function startServer(dist, runtime, validator) {
   const script = join(ROOT, dist, "examples", "everything-server.js");
   if (!existsSync(script)) throw new Error(`${relative(ROOT, script)} is missing: build first`);
   const [command, ...args] = RUNTIMES[runtime](script);
   if (!existsSync(command)) throw new Error(`${command} is missing: run npm install`);
-  const child = spawn(command, [...args, "--http", "--port", "0"], {
+  const extra = validator === undefined ? [] : ["--validator", validator];
+  const child = spawn(command, [...args, "--http", "--port", "0", ...extra], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -390,7 +396,7 @@ async function main() {
   const serverRuns = async () => {
     if (options.url) return runSets("server", "server", options.url);
     for (const runtime of options.runtimes) {
-      const server = await startServer(options.dist, runtime);
+      const server = await startServer(options.dist, runtime, options.validator);
       try {
         await runSets("server", runtime === "node" ? "server" : `server on ${runtime}`, server.url);
       } finally {
