@@ -7,7 +7,7 @@ import {
   neverAbortedSignal,
 } from "../protocol/middleware.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
-import type { Transport, TransportKind } from "../protocol/transport.js";
+import type { RemoteEndpoint, Transport, TransportKind } from "../protocol/transport.js";
 import type { Era } from "../protocol/versions.js";
 
 /**
@@ -61,6 +61,9 @@ class OutgoingContext implements ClientMiddlewareContext {
   }
   get transport(): TransportKind | undefined {
     return this.carrier?.kind;
+  }
+  get remote(): RemoteEndpoint | undefined {
+    return this.carrier?.remote;
   }
   /** Read live: a legacy HTTP session gets its id from the initialize reply. */
   get sessionId(): string | undefined {
@@ -125,6 +128,7 @@ export function notifyThroughChain(
     era,
     protocolVersion,
     transport: carrier?.kind,
+    remote: carrier?.remote,
     sessionId: carrier?.sessionId,
     requestId: undefined,
     principal: undefined,

@@ -80,6 +80,13 @@ function histogramsOf(provider: MeterProvider): Omit<Instruments, "tracer"> {
   };
 }
 
+/** Whether anything would record an operation of `side` (a tracer, or that side's histogram). */
+export function recording(side: "client" | "server"): boolean {
+  const found = instruments();
+  if (found.tracer !== undefined) return true;
+  return (side === "client" ? found.clientOperation : found.serverOperation) !== undefined;
+}
+
 /** The instruments for the providers registered now. */
 export function instruments(): Instruments {
   const tracerProvider = trace.getTracerProvider();

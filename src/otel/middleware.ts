@@ -14,6 +14,7 @@ import type { TransportKind } from "../protocol/transport.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
 import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
 import { NETWORK_TRANSPORT } from "./conventions.js";
+import { recording } from "./instruments.js";
 import { observeOperation } from "./operation.js";
 import { injectIntoMeta } from "./propagation.js";
 import { RoundTrail } from "./rounds.js";
@@ -28,7 +29,7 @@ const HTTP: NetworkFacts = Object.freeze({
 const PIPE: NetworkFacts = Object.freeze({ transport: NETWORK_TRANSPORT.pipe });
 
 /** `network.*` by transport kind (the conventions' "Recording MCP transport" table). */
-function networkOf(kind: TransportKind | undefined): NetworkFacts | undefined {
+function networkOfKind(kind: TransportKind | undefined): NetworkFacts | undefined {
   switch (kind) {
     case "http":
     case "sse":
@@ -38,6 +39,19 @@ function networkOf(kind: TransportKind | undefined): NetworkFacts | undefined {
     default:
       return undefined;
   }
+}
+
+/** The kind's facts, refined by the other end where the transport knows it (sockets, HTTP). */
+function networkOf(ctx: MiddlewareContext): NetworkFacts | undefined {
+  const byKind = networkOfKind(ctx.transport);
+  const remote = ctx.remote;
+  if (remote === undefined) return byKind;
+  return {
+    ...byKind,
+    transport: remote.network,
+    ...(remote.address !== undefined ? { peerAddress: remote.address } : {}),
+    ...(remote.port !== undefined ? { peerPort: remote.port } : {}),
+  };
 }
 
 /**
@@ -53,18 +67,21 @@ function factsOf(ctx: MiddlewareContext): OperationFacts {
     },
     protocolVersion: ctx.protocolVersion,
     sessionId: ctx.sessionId,
-    network: networkOf(ctx.transport),
+    network: networkOf(ctx),
   };
 }
 
 /** Server side: a SERVER span for each request and notification handled. */
 export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): ServerMiddleware {
   const capture = { ...options };
-  return (ctx: ServerMiddlewareContext, next) =>
-    observeOperation("server", factsOf(ctx), next, {
+  return (ctx: ServerMiddlewareContext, next) => {
+    // Nothing registered: not even the context is read (an HTTP request's header copy is not free).
+    if (!recording("server")) return next();
+    return observeOperation("server", factsOf(ctx), next, {
       capture,
-      received: { meta: ctx.meta, headers: ctx.headers },
+      received: { meta: ctx.meta, header: (name) => ctx.header(name) },
     });
+  };
 }
 
 /**
@@ -77,6 +94,7 @@ export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): Clien
   const rounds = new RoundTrail();
   const settled = (span: SpanContext | undefined, result: JsonObject) => rounds.note(result, span);
   return (ctx: ClientMiddlewareContext, next) => {
+    if (!recording(ctx.notification ? "server" : "client")) return next();
     if (ctx.notification) {
       return observeOperation("server", factsOf(ctx), next, {
         capture,

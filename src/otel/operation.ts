@@ -30,8 +30,8 @@ export type Side = "client" | "server";
 export interface ReceivedCarriers {
   /** The request's `_meta`. */
   meta?: Record<string, unknown> | undefined;
-  /** The HTTP request's headers, when it came over HTTP. */
-  headers?: Headers | undefined;
+  /** One header of the HTTP request it came in, when it came over HTTP. */
+  header?: ((name: string) => string | undefined) | undefined;
 }
 
 const NO_LINKS: Link[] = [];
@@ -99,7 +99,7 @@ export async function observeOperation<R>(
   let parent: Context;
   let links = NO_LINKS;
   if (side === "server") {
-    const received = extractReceived(options?.received?.meta, options?.received?.headers);
+    const received = extractReceived(options?.received?.meta, options?.received?.header);
     parent = received.parent;
     links = received.links;
   } else {

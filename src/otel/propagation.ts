@@ -38,9 +38,12 @@ const metaGetter: TextMapGetter<JsonObject> = {
   },
 };
 
-const headersGetter: TextMapGetter<Headers> = {
-  keys: (carrier) => [...carrier.keys()],
-  get: (carrier, key) => carrier.get(key) ?? undefined,
+/** An HTTP request's headers, read one at a time (the trace context fields only). */
+export type HeaderReader = (name: string) => string | undefined;
+
+const headerGetter: TextMapGetter<HeaderReader> = {
+  keys: () => [...TRACE_META_KEYS],
+  get: (read, key) => read(key),
 };
 
 /**
@@ -87,13 +90,13 @@ function linkOnce(links: Link[], span: SpanContext | undefined, parent: SpanCont
  */
 export function extractReceived(
   meta: JsonObject | undefined,
-  headers: Headers | undefined,
+  header: HeaderReader | undefined,
   ambient: Context = context.active(),
 ): ReceivedContext {
   const fromMeta =
     meta === undefined ? undefined : propagation.extract(ROOT_CONTEXT, meta, metaGetter);
   const fromHeaders =
-    headers === undefined ? undefined : propagation.extract(ROOT_CONTEXT, headers, headersGetter);
+    header === undefined ? undefined : propagation.extract(ROOT_CONTEXT, header, headerGetter);
   const metaSpan = fromMeta && remoteSpan(fromMeta);
   const headerSpan = fromHeaders && remoteSpan(fromHeaders);
   const ambientSpan = remoteSpan(ambient);

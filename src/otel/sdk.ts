@@ -33,26 +33,33 @@ export class OtelSetupError extends Error {
   override name = "OtelSetupError";
 }
 
-const BASE_PACKAGES = [
-  "@opentelemetry/api",
-  "@opentelemetry/core",
-  "@opentelemetry/context-async-hooks",
-  "@opentelemetry/resources",
-  "@opentelemetry/sdk-trace",
-  "@opentelemetry/sdk-metrics",
-];
+/**
+ * The SDK line mcpwire is tested with (the same ranges as its devDependencies; a test keeps them
+ * equal). The install hint names them: the SDK's packages pin the API within narrow ranges, and
+ * unversioned names can resolve to a set npm refuses (API 1.10 with SDK 2.x).
+ */
+const SDK_VERSIONS: Readonly<Record<string, string>> = {
+  "@opentelemetry/api": "~1.9.1",
+  "@opentelemetry/core": "^2.12.1",
+  "@opentelemetry/context-async-hooks": "^2.12.1",
+  "@opentelemetry/resources": "^2.12.1",
+  "@opentelemetry/sdk-trace": "^2.12.1",
+  "@opentelemetry/sdk-metrics": "^2.12.1",
+  "@opentelemetry/exporter-trace-otlp-proto": "^0.223.1",
+  "@opentelemetry/exporter-metrics-otlp-proto": "^0.223.0",
+  "@opentelemetry/exporter-trace-otlp-http": "^0.223.1",
+  "@opentelemetry/exporter-metrics-otlp-http": "^0.223.0",
+};
 
-function exporterPackages(protocol: OtlpProtocol): string[] {
-  const suffix = protocol === "http/json" ? "http" : "proto";
-  return [
-    `@opentelemetry/exporter-trace-otlp-${suffix}`,
-    `@opentelemetry/exporter-metrics-otlp-${suffix}`,
-  ];
-}
-
-/** The packages startOtelSdk needs for a protocol, for the install hint and the docs. */
+/**
+ * What startOtelSdk needs for a protocol, as `npm install` arguments (`name@range`), for the
+ * install hint and the docs.
+ */
 export function otelSdkPackages(protocol: OtlpProtocol = "http/protobuf"): string[] {
-  return [...BASE_PACKAGES, ...exporterPackages(protocol)];
+  const exporter = protocol === "http/json" ? "http" : "proto";
+  return Object.entries(SDK_VERSIONS)
+    .filter(([name]) => !name.includes("-otlp-") || name.endsWith(`-otlp-${exporter}`))
+    .map(([name, range]) => `${name}@${range}`);
 }
 
 function protocolFrom(

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
-import type { TransportKind } from "./transport.js";
+import type { RemoteEndpoint, TransportKind } from "./transport.js";
 import type { Era } from "./versions.js";
 
 /**
@@ -21,6 +21,8 @@ export interface MiddlewareContext {
   readonly protocolVersion: string | undefined;
   /** Which kind of transport carries it (undefined for a transport that does not say). */
   readonly transport: TransportKind | undefined;
+  /** The other end (a server's client, a client's server) where the transport knows it. */
+  readonly remote: RemoteEndpoint | undefined;
   /** The legacy session's id (Streamable HTTP `Mcp-Session-Id`), if there is one. */
   readonly sessionId: string | undefined;
   /**

@@ -10,6 +10,11 @@ export interface MessageContext {
   /** Aborted when the carrier of this message (an HTTP response stream, say) goes away. */
   signal?: AbortSignal;
   headers?: Headers;
+  /**
+   * One header's value (repeated fields joined with ", "), where the transport can read it
+   * without building `headers` (the node adapter's raw list): the cheap way to one header.
+   */
+  header?(name: string): string | null;
   principal?: unknown;
 }
 
@@ -80,6 +85,18 @@ export interface SendOptions {
 export type TransportKind = "stdio" | "socket" | "memory" | "http" | "sse" | "stream";
 
 /**
+ * The other end of a channel, as far as the transport knows it without a lookup: the network
+ * (`tcp`, `unix`, `pipe`) and, where there is one, its address and port. For telemetry
+ * (`server.address`, `client.address`, `network.transport`) and logs.
+ */
+export interface RemoteEndpoint {
+  readonly network: "tcp" | "unix" | "pipe";
+  /** A host name or IP address (TCP), or a socket path (Unix) when known. */
+  readonly address?: string;
+  readonly port?: number;
+}
+
+/**
  * The seam every transport implements: one bidirectional channel of JSON-RPC messages.
  * The protocol layer sees nothing below it.
  */
@@ -88,6 +105,8 @@ export interface Transport {
   readonly kind?: TransportKind;
   /** The legacy session id the channel carries (Streamable HTTP `Mcp-Session-Id`), if any. */
   readonly sessionId?: string | undefined;
+  /** Who is on the other end, when the transport knows (sockets, the HTTP client). */
+  readonly remote?: RemoteEndpoint | undefined;
   /** Begins reading; everything read goes to `receiver`. Called at most once. */
   start(receiver: TransportReceiver): void;
   /**

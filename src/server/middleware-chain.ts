@@ -8,15 +8,23 @@ import {
   neverAbortedSignal,
 } from "../protocol/middleware.js";
 import type { IncomingRequestContext } from "../protocol/session.js";
-import type { MessageContext, Transport, TransportKind } from "../protocol/transport.js";
+import type {
+  MessageContext,
+  RemoteEndpoint,
+  Transport,
+  TransportKind,
+} from "../protocol/transport.js";
 import type { Era } from "../protocol/versions.js";
 
 /** What a server middleware sees: the shared facts plus what the client declared. */
 export interface ServerMiddlewareContext extends MiddlewareContext {
   /** What the client declared (its `initialize`, or this request's `_meta`). */
   readonly clientCapabilities: ClientCapabilities | undefined;
-  /** The HTTP request's headers, when the message came over HTTP (trace context, say). */
-  readonly headers: Headers | undefined;
+  /**
+   * One header of the HTTP request the message came in (trace context, say); undefined off
+   * HTTP or when absent. Cheap: no Headers object is built for it.
+   */
+  header(name: string): string | undefined;
 }
 
 export type ServerMiddleware = Middleware<ServerMiddlewareContext>;
@@ -38,6 +46,7 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   readonly protocolVersion: string | undefined;
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly transport: TransportKind | undefined;
+  readonly remote: RemoteEndpoint | undefined;
   readonly sessionId: string | undefined;
   readonly notification = false;
   private readonly request: IncomingRequestContext;
@@ -55,6 +64,7 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
     this.protocolVersion = routed.protocolVersion;
     this.clientCapabilities = routed.clientCapabilities;
     this.transport = transport.kind;
+    this.remote = transport.remote;
     this.sessionId = transport.sessionId;
     this.request = request;
   }
@@ -65,8 +75,8 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   get principal(): unknown {
     return this.request.transport.principal;
   }
-  get headers(): Headers | undefined {
-    return this.request.transport.headers;
+  header(name: string): string | undefined {
+    return headerOf(this.request.transport, name);
   }
   get signal(): AbortSignal {
     return this.request.signal;
@@ -125,10 +135,11 @@ export function runNotificationChain(
     protocolVersion: routed?.protocolVersion,
     clientCapabilities: routed?.clientCapabilities,
     transport: transport.kind,
+    remote: transport.remote,
     sessionId: transport.sessionId,
     requestId: undefined,
     principal: message.principal,
-    headers: message.headers,
+    header: (name) => headerOf(message, name),
     signal: message.signal ?? neverAbortedSignal(),
     notification: true,
   };
@@ -140,6 +151,11 @@ export function runNotificationChain(
 }
 
 const NO_FAILURE = Symbol("no failure");
+
+function headerOf(message: MessageContext, name: string): string | undefined {
+  const value = message.header ? message.header(name) : message.headers?.get(name);
+  return value ?? undefined;
+}
 
 function middlewareFailure(method: string, error: unknown): Error {
   const message = error instanceof Error ? error.message : String(error);

@@ -36,7 +36,7 @@ before(async () => {
   server.tool({ name: "echo", inputSchema: { type: "object" } }, (args) => String(args.text));
   server.use(otelServerMiddleware());
   server.use("tools/call", (ctx, next) => {
-    seen.push({ meta: ctx.meta?.traceparent, header: ctx.headers?.get("traceparent") ?? null });
+    seen.push({ meta: ctx.meta?.traceparent, header: ctx.header("traceparent") ?? null });
     return next();
   });
   served = await serveHttp(server);

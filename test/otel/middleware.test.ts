@@ -62,6 +62,8 @@ interface Row {
   era: "modern" | "legacy";
   /** network.transport and network.protocol.name on both spans, when the transport says. */
   network: Record<string, string>;
+  /** The peer on the CLIENT span (server.*) and on the SERVER span (client.*): "port" means any. */
+  peers?: { client?: Record<string, string>; server?: Record<string, string> };
   /** mcp.session.id expected (legacy HTTP sessions). */
   session: boolean;
 }
@@ -85,14 +87,19 @@ const ROWS: Row[] = [
     name: "TCP socket, modern",
     connector: () => tcpConnector,
     era: "modern",
-    network: {},
+    network: { "network.transport": "tcp" },
+    peers: {
+      client: { "server.address": "127.0.0.1", "server.port": "port" },
+      server: { "client.address": "127.0.0.1", "client.port": "port" },
+    },
     session: false,
   },
   {
     name: "Unix socket, legacy",
     connector: () => unixConnector(socketDirectory),
     era: "legacy",
-    network: {},
+    network: { "network.transport": "unix" },
+    peers: { client: { "server.address": "socket path" } },
     session: false,
   },
   {
@@ -100,6 +107,7 @@ const ROWS: Row[] = [
     connector: () => httpConnector,
     era: "modern",
     network: { "network.transport": "tcp", "network.protocol.name": "http" },
+    peers: { client: { "server.address": "127.0.0.1", "server.port": "port" } },
     session: false,
   },
   {
@@ -107,6 +115,7 @@ const ROWS: Row[] = [
     connector: () => httpConnector,
     era: "legacy",
     network: { "network.transport": "tcp", "network.protocol.name": "http" },
+    peers: { client: { "server.address": "127.0.0.1", "server.port": "port" } },
     session: true,
   },
 ];
@@ -168,6 +177,20 @@ for (const row of ROWS) {
         spans.client.attributes["mcp.protocol.version"],
         spans.server.attributes["mcp.protocol.version"],
       );
+      for (const [side, span] of [
+        ["client", spans.client],
+        ["server", spans.server],
+      ] as const) {
+        const expected = row.peers?.[side] ?? {};
+        for (const key of ["server.address", "server.port", "client.address", "client.port"]) {
+          const want = expected[key];
+          const got = span.attributes[key];
+          if (want === undefined) assert.equal(got, undefined, `${side} span has no ${key}`);
+          else if (want === "port") assert.ok(Number.isInteger(got) && (got as number) > 0, key);
+          else if (want === "socket path") assert.match(String(got), /\.sock$/, key);
+          else assert.equal(got, want, key);
+        }
+      }
       assert.equal(spans.server.spanContext().traceId, spans.client.spanContext().traceId);
       assert.equal(spans.server.parentSpanContext?.spanId, spans.client.spanContext().spanId);
     });

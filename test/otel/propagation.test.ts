@@ -83,7 +83,8 @@ describe("trace context in _meta", () => {
 
 describe("the receiver's parent and links", () => {
   const metaCarrier = { traceparent: `00-${META_TRACE}-${META_SPAN}-01`, baggage: "user=bob" };
-  const headers = new Headers({ traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01` });
+  const received = new Headers({ traceparent: `00-${HEADER_TRACE}-${HEADER_SPAN}-01` });
+  const headers = (name: string) => received.get(name) ?? undefined;
 
   it("takes _meta first and links the HTTP header's context", () => {
     const { parent, links } = extractReceived(metaCarrier, headers, ROOT_CONTEXT);

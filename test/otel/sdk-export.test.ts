@@ -5,13 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { otelSdkPackages } from "../../src/otel/sdk.js";
 import { type OtlpReceiver, startOtlpReceiver } from "../helpers/otlp-receiver.js";
 
 const run = promisify(execFile);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../../..");
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "../fixtures/otel-sdk-child.js");
 
 let receiver: OtlpReceiver;
@@ -53,6 +56,19 @@ describe("startOtelSdk", () => {
       OTEL_SERVICE_NAME: "named-by-env",
     });
     assert.equal(receiver.spans.find((span) => span.traceId === traceId)?.service, "named-by-env");
+  });
+
+  it("names the SDK packages at the versions it is tested with (package.json's devDependencies)", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    const named = [...otelSdkPackages("http/protobuf"), ...otelSdkPackages("http/json")];
+    assert.equal(new Set(named).size, 10, "six common packages and two exporters per encoding");
+    for (const spec of named) {
+      const at = spec.lastIndexOf("@");
+      assert.equal(manifest.devDependencies[spec.slice(0, at)], spec.slice(at + 1), spec);
+    }
+    assert.ok(otelSdkPackages("http/json").every((spec) => !spec.includes("-otlp-proto")));
   });
 
   it("refuses a protocol it cannot speak, naming the ones it can", async () => {

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { startOtlpReceiver } from "../helpers/otlp-receiver.js";
 
 const run = promisify(execFile);
 const REPO = resolve(fileURLToPath(import.meta.url), "../../../..");
@@ -292,6 +293,53 @@ describe("the packed package, installed into a fresh directory", { timeout: 120_
     assert.deepEqual(output.httpTools, ["add", "slow"]);
     for (const sub of subpaths)
       assert.ok(output.exportCounts[sub]! > 0, `${sub} exports something`);
+  });
+
+  it("--otel names the SDK packages to install, and once they are, exports the command's trace", async () => {
+    const everything = join(REPO, "dist/examples/everything-server.js");
+    const call = ["--no", "--", "mcpwire", "call", "--otel", "test_simple_text", "--"];
+    const missing = await run(NPX, [...call, process.execPath, everything, "--stdio"], {
+      cwd: app,
+    }).then(
+      () => assert.fail("--otel without the SDK should fail"),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(missing.code, 1);
+    const hint =
+      /^mcpwire: --otel: OpenTelemetry is not installed; to use --otel, run: npm install (.+)$/m.exec(
+        missing.stderr,
+      );
+    assert.ok(hint, missing.stderr);
+    await run(
+      NPM,
+      [
+        "install",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        ...hint[1]!.split(" "),
+      ],
+      {
+        cwd: app,
+      },
+    );
+    const receiver = await startOtlpReceiver();
+    try {
+      const { stderr } = await run(NPX, [...call, process.execPath, everything, "--stdio"], {
+        cwd: app,
+        env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint },
+      });
+      const traceId = /^mcpwire: trace ([0-9a-f]{32})$/m.exec(stderr)?.[1];
+      assert.ok(traceId, stderr);
+      const names = receiver.spans
+        .filter((span) => span.traceId === traceId)
+        .map((span) => span.name);
+      assert.ok(names.includes("mcpwire call"), names.join(", "));
+      assert.ok(names.includes("tools/call test_simple_text"), names.join(", "));
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("runs the mcpwire bin through npx", async () => {

@@ -2,6 +2,7 @@ import { JsonRpcError } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
 import type {
   CloseInfo,
+  RemoteEndpoint,
   SendOptions,
   Transport,
   TransportKind,
@@ -38,6 +39,10 @@ export class StdoutJunkWatch implements Transport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  get remote(): RemoteEndpoint | undefined {
+    return this.inner.remote;
   }
 
   /** The handshake is over: junk from now on is the client's business. */

@@ -1,6 +1,7 @@
 import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
 import type {
   CloseInfo,
+  RemoteEndpoint,
   SendOptions,
   Transport,
   TransportKind,
@@ -41,6 +42,10 @@ export class WireLogTransport implements Transport {
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  get remote(): RemoteEndpoint | undefined {
+    return this.inner.remote;
   }
 
   start(receiver: TransportReceiver): void {

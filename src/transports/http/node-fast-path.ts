@@ -127,6 +127,10 @@ class NodeMessageContext implements MessageContext {
     this.copy ??= this.raw.toHeaders();
     return this.copy;
   }
+
+  header(name: string): string | null {
+    return this.raw.get(name);
+  }
 }
 
 const TOO_LARGE = Symbol("too large");

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
-import type { SendOptions, TransportReceiver } from "../../protocol/transport.js";
+import type { RemoteEndpoint, SendOptions, TransportReceiver } from "../../protocol/transport.js";
 import { StreamTransport } from "../stream.js";
 
 export interface SocketTransportOptions {
@@ -35,6 +35,8 @@ export class SocketTransport extends StreamTransport {
    * "unix:/path"), or on the accepting side the remote "127.0.0.1:53211" (or "unix").
    */
   readonly peer: string;
+  /** The peer as telemetry names it: `tcp` with its IP address and port, or `unix`. */
+  readonly remote: RemoteEndpoint;
   private readonly socket: Socket;
   private lastSend: Promise<void> = Promise.resolve();
   private outputEnded = false;
@@ -48,6 +50,7 @@ export class SocketTransport extends StreamTransport {
     });
     this.socket = socket;
     this.peer = options.peer ?? describePeer(socket);
+    this.remote = remoteOf(socket, options.peer);
     socket.allowHalfOpen = true;
     // StreamTransport hears errors only once started; a peer that resets the connection before
     // that, or while we linger, must not crash the process with an unheard "error" event.
@@ -81,6 +84,16 @@ export class SocketTransport extends StreamTransport {
     if (this.socket.writableEnded || this.socket.destroyed) return;
     await new Promise<void>((resolve) => this.socket.end(resolve));
   }
+}
+
+function remoteOf(socket: Socket, named: string | undefined): RemoteEndpoint {
+  if (socket.remoteAddress === undefined) {
+    // The connecting side knows the path it connected to ("unix:/path"); the accepting side
+    // has an unnamed peer.
+    const path = named?.startsWith("unix:") ? named.slice("unix:".length) : undefined;
+    return path ? { network: "unix", address: path } : { network: "unix" };
+  }
+  return { network: "tcp", address: socket.remoteAddress, port: socket.remotePort };
 }
 
 function describePeer(socket: Socket): string {

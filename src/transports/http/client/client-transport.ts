@@ -25,6 +25,7 @@ import type {
 } from "../../../jsonrpc/types.js";
 import type {
   CloseInfo,
+  RemoteEndpoint,
   SendOptions,
   Transport,
   TransportReceiver,
@@ -59,6 +60,8 @@ const ACCEPT = "application/json, text/event-stream";
 // internal and left out of the declarations, so the clause names Transport only.
 export class HttpClientTransport implements Transport {
   readonly kind = "http" as const;
+  /** The server as telemetry names it: its host as given in the URL, and the port. */
+  readonly remote: RemoteEndpoint;
   readonly url: URL;
   readonly options: HttpClientTransportOptions;
   readonly closed: Promise<CloseInfo>;
@@ -81,6 +84,13 @@ export class HttpClientTransport implements Transport {
 
   constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
     this.url = new URL(url);
+    const defaultPort = this.url.protocol === "https:" ? 443 : 80;
+    this.remote = {
+      network: "tcp",
+      // URL keeps an IPv6 host in brackets; the conventions want the address alone.
+      address: this.url.hostname.replace(/^\[(.*)\]$/, "$1"),
+      port: this.url.port === "" ? defaultPort : Number(this.url.port),
+    };
     this.options = options;
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
