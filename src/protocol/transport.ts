@@ -15,6 +15,8 @@ export interface MessageContext {
    * without building `headers` (the node adapter's raw list): the cheap way to one header.
    */
   header?(name: string): string | null;
+  /** The client's end of this request's connection, where the transport knows it (node HTTP). */
+  remote?: RemoteEndpoint;
   principal?: unknown;
 }
 

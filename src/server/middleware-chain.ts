@@ -46,10 +46,10 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   readonly protocolVersion: string | undefined;
   readonly clientCapabilities: ClientCapabilities | undefined;
   readonly transport: TransportKind | undefined;
-  readonly remote: RemoteEndpoint | undefined;
   readonly sessionId: string | undefined;
   readonly notification = false;
   private readonly request: IncomingRequestContext;
+  private readonly carrier: Transport;
 
   constructor(
     params: JsonObject,
@@ -64,9 +64,9 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
     this.protocolVersion = routed.protocolVersion;
     this.clientCapabilities = routed.clientCapabilities;
     this.transport = transport.kind;
-    this.remote = transport.remote;
     this.sessionId = transport.sessionId;
     this.request = request;
+    this.carrier = transport;
   }
 
   get requestId(): JsonRpcId {
@@ -77,6 +77,10 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   }
   header(name: string): string | undefined {
     return headerOf(this.request.transport, name);
+  }
+  /** This request's own (an HTTP client's address), else the channel's (a socket's peer). */
+  get remote(): RemoteEndpoint | undefined {
+    return this.request.transport.remote ?? this.carrier.remote;
   }
   get signal(): AbortSignal {
     return this.request.signal;
@@ -135,7 +139,7 @@ export function runNotificationChain(
     protocolVersion: routed?.protocolVersion,
     clientCapabilities: routed?.clientCapabilities,
     transport: transport.kind,
-    remote: transport.remote,
+    remote: message.remote ?? transport.remote,
     sessionId: transport.sessionId,
     requestId: undefined,
     principal: message.principal,

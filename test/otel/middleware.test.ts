@@ -107,7 +107,10 @@ const ROWS: Row[] = [
     connector: () => httpConnector,
     era: "modern",
     network: { "network.transport": "tcp", "network.protocol.name": "http" },
-    peers: { client: { "server.address": "127.0.0.1", "server.port": "port" } },
+    peers: {
+      client: { "server.address": "127.0.0.1", "server.port": "port" },
+      server: { "client.address": "127.0.0.1", "client.port": "port" },
+    },
     session: false,
   },
   {
@@ -115,7 +118,10 @@ const ROWS: Row[] = [
     connector: () => httpConnector,
     era: "legacy",
     network: { "network.transport": "tcp", "network.protocol.name": "http" },
-    peers: { client: { "server.address": "127.0.0.1", "server.port": "port" } },
+    peers: {
+      client: { "server.address": "127.0.0.1", "server.port": "port" },
+      server: { "client.address": "127.0.0.1", "client.port": "port" },
+    },
     session: true,
   },
 ];

@@ -7,10 +7,11 @@
  * legacy initialize, the HTTP+SSE paths) takes the web-standard core.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { parseMessage } from "../../jsonrpc/classify.js";
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import { HEADER, type HeaderSource } from "../../protocol/http-headers.js";
-import type { MessageContext } from "../../protocol/transport.js";
+import type { MessageContext, RemoteEndpoint } from "../../protocol/transport.js";
 import { type HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import type { EventSink, PlainReply, ReplySink } from "./exchange.js";
 import { NodeEventStream } from "./node-event-stream.js";
@@ -116,11 +117,21 @@ export function takesFastPath(req: IncomingMessage, path: string): boolean {
 class NodeMessageContext implements MessageContext {
   readonly principal: unknown;
   private readonly raw: RawHeaders;
+  private readonly socket: Socket;
   private copy: Headers | undefined;
 
-  constructor(raw: RawHeaders, principal: unknown) {
+  constructor(raw: RawHeaders, principal: unknown, socket: Socket) {
     this.raw = raw;
     this.principal = principal;
+    this.socket = socket;
+  }
+
+  /** Read on demand: most requests never ask who sent them. */
+  get remote(): RemoteEndpoint | undefined {
+    const address = this.socket.remoteAddress;
+    return address === undefined
+      ? undefined
+      : { network: "tcp", address, port: this.socket.remotePort };
   }
 
   get headers(): Headers {
@@ -260,7 +271,7 @@ export async function serveFastPost(
       const sessionId = headers.get(HEADER.sessionId);
       if (sessionId !== null) {
         // A message of a session: no web Request, the answer written here (node-legacy.ts).
-        const context = new NodeMessageContext(headers, principal);
+        const context = new NodeMessageContext(headers, principal, req.socket);
         const target = (pairs: HeaderPairs) => new NodePostTarget(req, res, pairs);
         let outcome = endpoint.legacy!.postInSession(
           sessionId,
@@ -277,7 +288,7 @@ export async function serveFastPost(
       const request = { request: view.toRequest(), base: pairsToHeaders(base), principal };
       return await writeResponse(await endpoint.legacy!.post(request, message), req, res, false);
     }
-    const context = new NodeMessageContext(headers, principal);
+    const context = new NodeMessageContext(headers, principal, req.socket);
     const sink = new NodeReplySink(req, res);
     const answered = endpoint.serveModern(message, headers, context, base, sink);
     if (answered) writePlain(req, res, answered);
