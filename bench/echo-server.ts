@@ -3,7 +3,7 @@
  *
  *   npm run --silent bench:server -- --stdio
  *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
- *       [--redis URL [--redis-prefix P]] [--otel api|memory]
+ *       [--redis URL [--redis-prefix P]] [--otel api|memory|memory-no-context]
  *   bun dist/bench/echo-server.js --http --native     # the web handler on Bun.serve
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
@@ -76,7 +76,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!argv.includes("--stdio")) {
     process.stderr.write(
-      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native] [--otel api|memory]\n",
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native] [--otel api|memory|memory-no-context]\n",
     );
     process.exit(2);
   }

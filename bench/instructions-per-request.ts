@@ -2,7 +2,7 @@
  * Instructions per HTTP request of mcpwire's echo server, counted by callgrind (repeatable where
  * wall-clock timings on a shared machine are not):
  *
- *   node dist/bench/instructions-per-request.js [--auth | --header] [--otel api|memory] [--warmup 3000]
+ *   node dist/bench/instructions-per-request.js [--auth | --header] [--otel api|memory|memory-no-context] [--warmup 3000]
  *       [--requests 10000] [--concurrency 64] [--keep DIR] [-- node flags for the server]
  *
  * The server runs under `valgrind --tool=callgrind`; after the warm-up (200 sequential calls, as a

@@ -9,12 +9,15 @@ import type { McpServer } from "mcpwire/server";
 
 export async function traceServer(server: McpServer, mode: string): Promise<void> {
   const { otelServerMiddleware } = await import("mcpwire/otel");
-  if (mode === "memory") await registerInMemorySdk();
-  else if (mode !== "api") throw new Error(`--otel takes api or memory, not ${mode}`);
+  if (mode === "memory") await registerInMemorySdk(true);
+  // The same without the AsyncLocalStorage context manager: what async context tracking costs.
+  else if (mode === "memory-no-context") await registerInMemorySdk(false);
+  else if (mode !== "api")
+    throw new Error(`--otel takes api, memory or memory-no-context, not ${mode}`);
   server.use(otelServerMiddleware());
 }
 
-async function registerInMemorySdk(): Promise<void> {
+async function registerInMemorySdk(withContext: boolean): Promise<void> {
   const { context, metrics, propagation, trace } = await import("@opentelemetry/api");
   const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
   const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } = await import(
@@ -30,7 +33,7 @@ async function registerInMemorySdk(): Promise<void> {
   }
   const exporter = new InMemorySpanExporter();
   setInterval(() => exporter.reset(), 1000).unref();
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  if (withContext) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(
     new CompositePropagator({
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],

@@ -79,7 +79,9 @@ export function startAttributes(
   side: "client" | "server",
   capture?: CaptureOptions,
 ): Attributes {
-  const attributes: Attributes = { [ATTR.methodName]: facts.method };
+  // Assigned, not a literal with a computed key: V8 defines those through a runtime call.
+  const attributes: Attributes = {};
+  attributes[ATTR.methodName] = facts.method;
   // A JSON-RPC id of null is never ours to record (the conventions say so); ids are
   // strings or numbers here, recorded as text.
   if (facts.requestId !== undefined) attributes[ATTR.requestId] = String(facts.requestId);
