@@ -31,3 +31,4 @@ export {
   otelSdkPackages,
   startOtelSdk,
 } from "./sdk.js";
+export { recordClientSession } from "./session.js";

@@ -14,6 +14,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
+import { recordClientSession } from "../../src/otel/session.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
@@ -238,6 +239,21 @@ for (const row of ROWS) {
 }
 
 describe("otel middleware metrics", () => {
+  it("records mcp.client.session.duration when a connection recorded by recordClientSession closes", async () => {
+    const row = ROWS.find((candidate) => candidate.name === "memory, modern")!;
+    const { client, close } = await connected(row);
+    recordClientSession(client);
+    await close();
+    await client.closed;
+    const sessions = (await telemetry.histograms()).filter(
+      (point) => point.name === "mcp.client.session.duration",
+    );
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0]?.count, 1);
+    assert.equal(sessions[0]?.unit, "s");
+    assert.match(String(sessions[0]?.attributes["mcp.protocol.version"]), /^\d{4}-\d{2}-\d{2}$/);
+  });
+
   it("records mcp.client.operation.duration and mcp.server.operation.duration per method", async () => {
     const row = ROWS.find((candidate) => candidate.name === "Streamable HTTP, modern")!;
     const { client, close } = await connected(row);
