@@ -128,6 +128,7 @@ export {
   type PromptMessage,
   type ProtocolVersion,
   type ReadResourceResult,
+  type RemoteEndpoint,
   type RequestHandler,
   type RequestOptions,
   type Resource,

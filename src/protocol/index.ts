@@ -59,6 +59,7 @@ export type {
   CloseInfo,
   FrameError,
   MessageContext,
+  RemoteEndpoint,
   SendOptions,
   Transport,
   TransportKind,
