@@ -15,6 +15,8 @@ export interface Row {
   auth?: boolean;
   /** legacy-calls: how many instances behind nginx, sharing sessions in Redis or not. */
   cluster?: ClusterSpec;
+  /** mcpwire's server with one no-op middleware (server.use), to price the seam. */
+  middleware?: boolean;
   /** legacy-calls: every caller on one session, or one session each (bare client only). */
   legacySessions?: "one" | "per-caller";
   /** HTTP: the server's runtime (default node); `native`: on Bun.serve, not node:http. */
@@ -51,6 +53,12 @@ const OUR_SERVER: Row = {
   client: "bare",
   server: "mcpwire",
   era: "modern",
+};
+/** Issue 27's budget: one no-op middleware costs at most 3% against OUR_SERVER. */
+const OUR_SERVER_MIDDLEWARE: Row = {
+  ...OUR_SERVER,
+  label: "mcpwire server ← bare client, one no-op middleware",
+  middleware: true,
 };
 const OUR_CLIENT: Row = {
   label: "mcpwire client → bare server",
@@ -133,7 +141,7 @@ export function benchCases(settings: Settings): Case[] {
       primaryLabel: "calls/s",
       secondary: latency,
       spec: { workload: "pipe", calls: q ? 2000 : 20000, inFlight: 64 },
-      rows: STDIO_ROWS,
+      rows: [...STDIO_ROWS, OUR_SERVER_MIDDLEWARE],
     },
   ];
   for (const mib of [1, 8]) {
@@ -166,7 +174,7 @@ export function benchCases(settings: Settings): Case[] {
         primaryLabel: "req/s",
         secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
         spec: { workload: "http", sse, concurrency, seconds: settings.httpSeconds },
-        rows: HTTP_ROWS,
+        rows: !sse && concurrency === 64 ? [...HTTP_ROWS, OUR_SERVER_MIDDLEWARE] : HTTP_ROWS,
       });
     }
   }

@@ -1,21 +1,23 @@
 /**
  * mcpwire's echo server for the benchmarks, runnable on its own so anyone can drive it:
  *
- *   npm run --silent bench:server -- --stdio
+ *   npm run --silent bench:server -- --stdio [--middleware]
  *   npm run --silent bench:server -- --http --port 8080 [--sse] [--jwt-issuer URL]
- *       [--redis URL [--redis-prefix P]] [--otel api|memory|memory-no-context]
+ *       [--redis URL [--redis-prefix P]] [--otel api|memory|memory-no-context] [--middleware]
  *   bun dist/bench/echo-server.js --http --native     # the web handler on Bun.serve
  *
  * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
  * Every check stays on (envelope checks, header and Origin validation, argument validation):
  * the benchmarks measure the configuration people ship. In HTTP mode the first stdout line is
  * `listening <url>` (port 0 picks a free port). With --redis its legacy sessions are shared with
- * every echo server given the same Redis and prefix (one instance of a cluster).
+ * every echo server given the same Redis and prefix (one instance of a cluster). --middleware adds
+ * one no-op middleware (server.use), to price the seam.
  */
 import { McpServer, serveStdio } from "mcpwire/server";
 
-export function createEchoServer(): McpServer {
+export function createEchoServer(options: { middleware?: boolean } = {}): McpServer {
   const server = new McpServer({ serverInfo: { name: "mcpwire-bench-echo", version: "1.0.0" } });
+  if (options.middleware) server.use((_ctx, next) => next());
   server.tool(
     {
       name: "echo",
@@ -37,7 +39,7 @@ function flagValue(argv: string[], name: string): string | undefined {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const server = createEchoServer();
+  const server = createEchoServer({ middleware: argv.includes("--middleware") });
   if (argv.includes("--http")) {
     // Loaded only here, as a stdio-only server (importing "mcpwire/server") never loads HTTP.
     const { serveHttp } = await import("mcpwire/transports/http");
@@ -76,7 +78,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!argv.includes("--stdio")) {
     process.stderr.write(
-      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native] [--otel api|memory|memory-no-context]\n",
+      "usage: echo-server --stdio | --http [--port N] [--sse] [--jwt-issuer URL] [--redis URL [--redis-prefix P]] [--native] [--otel api|memory|memory-no-context] (both: [--middleware])\n",
     );
     process.exit(2);
   }

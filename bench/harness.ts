@@ -208,6 +208,7 @@ async function main(): Promise<void> {
           server: row.server,
           era: row.era,
           ...(row.auth ? { auth: true } : {}),
+          ...(row.middleware ? { middleware: true } : {}),
           ...(row.cluster ? { cluster: row.cluster } : {}),
           ...(row.legacySessions ? { legacySessions: row.legacySessions } : {}),
           ...(row.runtime ? { runtime: row.runtime } : {}),

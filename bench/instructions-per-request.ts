@@ -2,7 +2,8 @@
  * Instructions per HTTP request of mcpwire's echo server, counted by callgrind (repeatable where
  * wall-clock timings on a shared machine are not):
  *
- *   node dist/bench/instructions-per-request.js [--auth | --header] [--otel api|memory|memory-no-context] [--warmup 3000]
+ *   node dist/bench/instructions-per-request.js [--auth | --header] [--otel api|memory|memory-no-context]
+ *       [--middleware] [--warmup 3000]
  *       [--requests 10000] [--concurrency 64] [--keep DIR] [-- node flags for the server]
  *
  * The server runs under `valgrind --tool=callgrind`; after the warm-up (200 sequential calls, as a
@@ -29,6 +30,7 @@ const run = promisify(execFile);
 interface Options {
   auth: boolean;
   header: boolean;
+  middleware: boolean;
   warmup: number;
   requests: number;
   concurrency: number;
@@ -49,6 +51,7 @@ function parse(argv: string[]): Options {
   return {
     auth: own.includes("--auth"),
     header: own.includes("--header"),
+    middleware: own.includes("--middleware"),
     warmup: value("--warmup", 3000),
     requests: value("--requests", 10_000),
     concurrency: value("--concurrency", 64),
@@ -139,6 +142,7 @@ async function main(options: Options): Promise<void> {
   const serverArgs = ["--http", "--port", "0"];
   if (options.auth) serverArgs.push("--jwt-issuer", issuer!.issuer);
   if (options.otel !== undefined) serverArgs.push("--otel", options.otel);
+  if (options.middleware) serverArgs.push("--middleware");
   const child = spawn(
     "valgrind",
     [

@@ -63,6 +63,8 @@ export interface TrialSpec {
   auth?: boolean;
   /** legacy-calls only. */
   cluster?: ClusterSpec;
+  /** mcpwire's server only: one no-op middleware on it (`--middleware`). */
+  middleware?: boolean;
   /** legacy-calls and legacy-heap: every caller on one session, or one session per caller. */
   legacySessions?: "one" | "per-caller";
   /** legacy-heap: requests in all, and how many between two live-heap readings. */
@@ -103,10 +105,17 @@ function fixedEra(spec: TrialSpec): Era {
 }
 
 function stdioClient(spec: TrialSpec): Promise<BenchClient> {
-  const server = serverCommand(spec.server, ["--stdio"]);
+  const server = serverCommand(spec.server, ["--stdio", ...middlewareArgs(spec)]);
   if (spec.client === "mcpwire") return mcpwireStdioClient(server, spec.era);
   if (spec.client === "sdk") return sdkStdioClient(server, fixedEra(spec));
   return bareStdioClient(server, fixedEra(spec));
+}
+
+/** The echo server's `--middleware` flag, for the rows that price the middleware seam. */
+function middlewareArgs(spec: TrialSpec): string[] {
+  if (!spec.middleware) return [];
+  if (spec.server !== "mcpwire") throw new Error("the middleware row is mcpwire's server only");
+  return ["--middleware"];
 }
 
 /** Workloads on legacy sessions: the bare and SDK servers need their session flag for them. */
@@ -129,7 +138,7 @@ async function startHttpServer(
   issuer?: string,
   extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
-  const args = ["--http", ...extraArgs];
+  const args = ["--http", ...middlewareArgs(spec), ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
   if (spec.native) args.push("--native");
