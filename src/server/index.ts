@@ -16,26 +16,21 @@ export {
 // The one entry that reaches up a layer: a stdio server imports this subpath alone, so the stdio
 // client half (spawning, process trees) stays out of its cold start.
 export { serveStdio } from "../transports/stdio/serve.js";
+export type { Completer } from "./completion.js";
 export type { HandlerContext, InputOptions, LogFunction, RequestLogger } from "./context.js";
-export type {
-  Completer,
-  PromptHandler,
-  PromptOptions,
-  ReadHandler,
-  ResourceOptions,
-  TemplateOptions,
-  TemplateReadHandler,
-  ToolDefinition,
-  ToolHandler,
-  ToolOptions,
-  ToolReturn,
-} from "./features.js";
 export { McpServer, type ServerExtension } from "./mcp-server.js";
 export type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 export type { RequestStateOptions } from "./mrtr/request-state.js";
 export type { InputRequest } from "./mrtr/round.js";
+export type { PromptHandler, PromptOptions } from "./prompt-registry.js";
 export type { RequiredClientCapabilities } from "./required-capabilities.js";
 export { resolveInside } from "./resolve-inside.js";
+export type {
+  ReadHandler,
+  ResourceOptions,
+  TemplateOptions,
+  TemplateReadHandler,
+} from "./resource-registry.js";
 export { safePathSegments } from "./safe-paths.js";
 export type {
   SchemaInput,
@@ -67,3 +62,4 @@ export {
 export type { ToolTaskOptions } from "./tasks/task-call.js";
 export { isTerminal, TASKS_EXTENSION, type TaskStatus } from "./tasks/wire.js";
 export type { ToolHandle, ToolUpdate } from "./tool-handle.js";
+export type { ToolDefinition, ToolHandler, ToolOptions, ToolReturn } from "./tool-registry.js";

@@ -25,22 +25,17 @@ import { checkCachingOptions, repairHandlerHint } from "./cache-hints.js";
 import { checkClusterSecret } from "./cluster-check.js";
 import { ServerConnection } from "./connection.js";
 import type { HandlerContext } from "./context.js";
-import {
-  type FeatureKind,
-  Features,
-  type PromptHandler,
-  type PromptOptions,
-  type ReadHandler,
-  type ResourceOptions,
-  type TemplateOptions,
-  type TemplateReadHandler,
-  type ToolDefinition,
-  type ToolHandler,
-  type ToolOptions,
-} from "./features.js";
+import { type FeatureKind, Features } from "./features.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 import { RequestStateCodec } from "./mrtr/request-state.js";
+import type { PromptHandler, PromptOptions } from "./prompt-registry.js";
 import { requirementError } from "./required-capabilities.js";
+import type {
+  ReadHandler,
+  ResourceOptions,
+  TemplateOptions,
+  TemplateReadHandler,
+} from "./resource-registry.js";
 import type { SchemaSource } from "./schema-source.js";
 import {
   DEFAULT_CACHE_HINTS,
@@ -64,6 +59,7 @@ import { legacySessionKey } from "./tasks/owner.js";
 import { taskNotification } from "./tasks/task-view.js";
 import { declaresTasks, TASKS_EXTENSION } from "./tasks/wire.js";
 import { type ToolHandle, toolHandle } from "./tool-handle.js";
+import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-registry.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 

@@ -1,4 +1,5 @@
 import { InvalidParamsError } from "../jsonrpc/errors.js";
+import type { JsonObject } from "../jsonrpc/types.js";
 import { base64url, fromBase64url, fromUtf8, utf8 } from "../platform/bytes.js";
 
 /**
@@ -67,4 +68,10 @@ function decodeCursor(cursor: unknown): number {
     if (match) return Number(match[1]);
   }
   throw new InvalidParamsError("Invalid cursor", { cursor });
+}
+
+/** A list result, with `nextCursor` when there is a next page. */
+export function withCursor(result: JsonObject, nextCursor: string | undefined): JsonObject {
+  if (nextCursor !== undefined) result.nextCursor = nextCursor;
+  return result;
 }

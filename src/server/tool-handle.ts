@@ -1,5 +1,5 @@
-import type { ToolDefinition, ToolHandler, ToolOptions } from "./features.js";
 import type { SchemaSource } from "./schema-source.js";
+import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-registry.js";
 
 /** What `ToolHandle.update` may change; anything left out stays as it is. */
 export interface ToolUpdate<
