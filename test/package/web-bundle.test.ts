@@ -16,6 +16,7 @@ const ENTRIES = [
   "mcpwire/jsonrpc",
   "mcpwire/protocol",
   "mcpwire/transports/memory",
+  "mcpwire/extensions/skills",
 ];
 
 describe("web builds (workerd, worker, browser conditions)", () => {

@@ -1,13 +1,14 @@
 /**
- * SEP-2640 digests: SHA-256 of a file's raw bytes as `sha256:` and 64 lowercase hex digits.
- * Web Crypto, so the same code runs wherever mcpwire's portable core does.
+ * SEP-2640 digests: SHA-256 of a file's raw bytes as `sha256:` and 64 lowercase hex digits
+ * (node:crypto on Node, Bun and Deno; plain JavaScript in the web build: src/platform).
  */
+import { sha256 } from "../../platform/digest.js";
+
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
-export async function skillDigest(bytes: Uint8Array): Promise<string> {
-  const hash = new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", bytes));
+export function skillDigest(bytes: Uint8Array): string {
   let hex = "";
-  for (const byte of hash) hex += byte.toString(16).padStart(2, "0");
+  for (const byte of sha256(bytes)) hex += byte.toString(16).padStart(2, "0");
   return `sha256:${hex}`;
 }
 

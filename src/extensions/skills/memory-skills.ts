@@ -19,7 +19,7 @@ export async function skillCatalogFromFiles(
     sources.push({
       path,
       size: bytes.length,
-      digest: await skillDigest(bytes),
+      digest: skillDigest(bytes),
       isText: utf8Text(bytes) !== undefined,
       read: async () => bytes,
     });

@@ -7,6 +7,7 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import { sep } from "node:path";
+import { concatBytes } from "../../platform/bytes.js";
 import { SkillFileError } from "./catalog.js";
 
 /** Read size once the file turns out longer than its stat said. */
@@ -60,19 +61,8 @@ export async function readInside(
       if (length > maxBytes)
         throw new SkillFileError("refused", `the file is over ${maxBytes} bytes`);
     }
-    return concat(chunks, length);
+    return concatBytes(chunks, length);
   } finally {
     await handle.close();
   }
-}
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
 }

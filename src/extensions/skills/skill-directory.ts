@@ -152,7 +152,7 @@ async function hashed(realRoot: string, file: FoundFile): Promise<SkillSourceFil
   return {
     path: file.path,
     size: bytes.length,
-    digest: await skillDigest(bytes),
+    digest: skillDigest(bytes),
     isText: utf8Text(bytes) !== undefined,
     read,
   };

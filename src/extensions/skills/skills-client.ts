@@ -134,7 +134,7 @@ export class SkillsClient {
         `${uri} is ${bytes.length} bytes, the entry says ${listed.size}: refresh the entry with skills/get`,
       );
     }
-    if ((await skillDigest(bytes)) !== listed.digest) {
+    if (skillDigest(bytes) !== listed.digest) {
       throw new SkillVerificationError(
         `${uri} does not match the entry's digest: refresh the entry with skills/get`,
       );
