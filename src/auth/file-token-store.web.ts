@@ -2,7 +2,7 @@
  * The web build's file token store: no file system in workerd or a page. A client there keeps
  * tokens in a TokenStore of its own (memory, IndexedDB, a KV namespace).
  */
-import { nodeOnly, nodeOnlyClass } from "../platform/node-only.js";
+import { nodeOnly } from "../platform/node-only.js";
 import type * as node from "./file-token-store.js";
 
 const instead = "pass a TokenStore of your own (OAuthClientOptions.store)";

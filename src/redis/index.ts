@@ -19,6 +19,7 @@ export { RedisDpopReplayCache } from "./dpop-replay.js";
 export { RedisEventStore, type RedisEventStoreOptions } from "./event-store.js";
 export { RedisInstanceLeases } from "./leases.js";
 export { type RedisLegacyClusterOptions, redisLegacyCluster } from "./legacy-cluster.js";
+export { RedisRateLimitStore } from "./rate-limit-store.js";
 export { redisRequestStateKeys } from "./request-state-keys.js";
 export { RedisSessionRecords } from "./session-records.js";
 export { RedisSubscriptionEventSource } from "./subscription-events.js";

@@ -41,7 +41,6 @@ import {
   DEFAULT_CACHE_HINTS,
   type LegacySessionView,
   type McpServerOptions,
-  type ServerCore,
 } from "./server-core.js";
 import {
   InMemoryEventSource,
