@@ -1,5 +1,4 @@
-import { McpClient } from "../../client/mcp-client.js";
-import type { Transport } from "../../protocol/transport.js";
+import { printableLine } from "../../text/printable.js";
 import { DEFAULT_HEALTH_PATH } from "../../transports/http/health.js";
 import { serveHttp } from "../../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../../transports/http/security.js";
@@ -9,8 +8,8 @@ import {
   parseSocketTarget,
   type SocketTarget,
 } from "../../transports/socket/target.js";
-import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "../connect/child-env.js";
+import { findServer, readServerConfig } from "../connect/config-file.js";
 import { httpAuthProvider } from "../connect/http-auth.js";
 import { AUTH_OPTIONS } from "../connect/http-auth-options.js";
 import { logLine } from "../connect/session.js";
@@ -21,14 +20,14 @@ import {
   describeEnvironment,
   parseTarget,
 } from "../connect/target.js";
-import { WireLogTransport } from "../connect/wire-log.js";
 import { type ParsedArgs, parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
-import { instrumentClient, instrumentServer } from "../core/instrumentation.js";
-import { writeErrChunk, writeOut } from "../core/terminal.js";
+import { writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
-import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
-import { childStartFailure, StartupStderr } from "./gateway-start.js";
+import { startGatewayChild } from "./gateway-child.js";
+import { GOVERNANCE_OPTIONS, GOVERNANCE_USAGE, governance } from "./gateway-governance.js";
+import { runManyGateway } from "./gateway-many.js";
+import type { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
 
@@ -80,6 +79,10 @@ Options:
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
   --config <file> --server <name>  the child from an MCP config file instead of -- <command>
+  --config <file> [--server a,b]   several servers of the file (every stdio entry, or those
+                           named): each at /servers/<name>/mcp, supervised on its own; GET
+                           /healthz reports each (200 "ok" or "degraded" while any is up)
+${GOVERNANCE_USAGE}
 ${ENV_USAGE}
 
 The reverse, --stdio <url>, offers a remote Streamable HTTP server as a local stdio server (for
@@ -114,6 +117,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     header: "list",
     config: "value",
     server: "value",
+    ...GOVERNANCE_OPTIONS,
     ...ENV_OPTIONS,
     ...AUTH_OPTIONS,
   });
@@ -128,8 +132,9 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       "--bearer, --client-id and the other upstream authorization options are for --stdio <url>",
     );
   }
-  const fromConfig = configuredChild(parsed);
-  if (parsed.command === undefined && fromConfig === undefined) {
+  const many = severalEntries(parsed);
+  const fromConfig = many ? undefined : configuredChild(parsed);
+  if (parsed.command === undefined && fromConfig === undefined && !many) {
     throw new UsageError(
       "gateway needs the server's command after -- (or --server <name>): mcpwire gateway --listen 127.0.0.1:8080 -- node server.js",
     );
@@ -183,6 +188,51 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       "--auth-issuer and a gateway token (--token, --token-file, MCPWIRE_GATEWAY_TOKEN) exclude each other",
     );
   }
+  const rules = governance(options, NAME_SEPARATOR, logLine);
+  if (many) {
+    if (
+      socketAddress ||
+      options.path !== undefined ||
+      issuer !== undefined ||
+      options["legacy-sse"] === true
+    ) {
+      throw new UsageError(
+        "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --auth-issuer, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
+      );
+    }
+    const flagEnv = childEnvSettings(options);
+    return runManyGateway({
+      host,
+      port,
+      entries: many.map((name) => {
+        const target = configTarget({ ...options, server: name });
+        if (target.kind !== "stdio") throw new UsageError(`${name}: not a stdio server`);
+        return {
+          name,
+          settings: {
+            command: target.command,
+            args: target.args,
+            env: { ...target.env, ...flagEnv.env },
+            inheritEnv: flagEnv.inheritEnv,
+            cwd: target.cwd,
+            era,
+            timeoutMs,
+            maxUrisPerStream,
+            verbose: options.verbose === true,
+          },
+        };
+      }),
+      handlerOptions: {
+        cors: options.cors === true,
+        allowedHosts: options["allowed-host"] as string[] | undefined,
+        allowedOrigins:
+          (options["allowed-origin"] as string[] | undefined) ??
+          (options.cors === true ? "same-origin" : undefined),
+        authenticate: token === undefined ? undefined : bearerCheck(token),
+      },
+      governance: rules,
+    });
+  }
   const auth = await gatewayGuard(
     {
       issuer,
@@ -202,71 +252,20 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     inheritEnv: flagEnv.inheritEnv,
   };
   if (verbose) logLine(describeEnvironment(childEnv));
-  const childStderr = new StartupStderr((text) => writeErrChunk(prefixLines("[child] ", text)));
-
-  const supervised = new SupervisedStdioTransport({
+  const child = await startGatewayChild({
     command: command!,
     args,
     env: childEnv.env,
     inheritEnv: childEnv.inheritEnv,
     cwd: fromConfig?.cwd,
-    stderr: "pipe",
-    // The child's logs are the operator's logs: keep them, marked as the child's.
-    onStderr: (text) => childStderr.chunk(text),
-  });
-  // Restarts are always worth a line; the messages themselves only with --verbose.
-  const transport: Transport = new WireLogTransport(
-    supervised,
-    (line) => {
-      // Closing is the normal end (or told better by the error that caused it), and a child
-      // lost while starting is told once, by the failure.
-      if ((line === "-- closed" || childStderr.starting) && !verbose) return;
-      logLine(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line);
-    },
-    { messages: verbose },
-  );
-  let server: GatewayServer | undefined;
-  const client = instrumentClient(
-    new McpClient({
-      clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
-      era,
-      requestTimeoutMs: timeoutMs,
-      cache: false,
-      // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
-      // the tasks extension here is for the gateway's own listens for task status.
-      capabilities: CHILD_CLIENT_CAPABILITIES,
-      tasks: true,
-      handlers: {
-        elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
-        sampling: (params, context) => server!.childHandlers().sampling!(params, context),
-        roots: (context) => server!.childHandlers().roots!(context),
-      },
-      onProtocolError: (error) => logLine(`mcpwire gateway: ${error.message}`),
-      // Logs; list changes and resource updates come through the subscriptions the server opens.
-      onNotification: (method, params) => server?.childNotification(method, params),
-    }),
-  );
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await supervised.close();
-    throw childStartFailure(error, childStderr);
-  }
-  childStderr.started();
-  server = new GatewayServer(() => client, {
-    serverInfo: {
-      name: "mcpwire-gateway",
-      version: "0.1.0",
-      ...(client.serverInfo ? { title: `gateway to ${client.serverInfo.name}` } : {}),
-    },
-    instructions: client.instructions,
-    onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+    era,
+    timeoutMs,
     maxUrisPerStream,
-    childTimeoutMs: timeoutMs,
+    verbose,
+    label: "child",
   });
-  instrumentServer(server);
-  server.start();
-  const startedAt = Date.now();
+  const { supervised, server } = child;
+  rules.apply(server, undefined);
   let served: { url: string; close(): Promise<void> };
   try {
     served = socketAddress
@@ -286,12 +285,11 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
             ? { auth }
             : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
           legacySse: options["legacy-sse"] === true,
-          health: { check: () => childHealth(supervised, client, startedAt) },
+          health: { check: () => child.health() },
         });
   } catch (error) {
     // Nothing to serve on: stop the child rather than hang with it.
-    await client.close();
-    await supervised.close();
+    await child.close();
     throw listenFailure(error, listenText);
   }
   if (!isLoopbackHostname(host) && host !== "::1") {
@@ -314,27 +312,37 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   stopListening();
   if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
   await served.close();
-  // Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its whole process tree included.
-  await client.close();
-  await supervised.close();
+  await child.close();
+  await rules.close();
   return reason.startsWith("child lost") ? 1 : 0;
 }
 
-/** GET /healthz: the child's state; public, so nothing beyond pid, era and times. */
-function childHealth(supervised: SupervisedStdioTransport, client: McpClient, startedAt: number) {
-  // Up once the child runs and has answered the handshake (again, after a restart).
-  const status = supervised.status === "up" && client.restarting ? "restarting" : supervised.status;
-  const up = status === "up";
-  return {
-    ok: up,
-    details: {
-      status: up ? "ok" : status,
-      ...(up ? { pid: supervised.pid ?? null } : {}),
-      era: client.era ?? null,
-      restarts: supervised.restarts,
-      uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
-    },
-  };
+/** Between a server's name and a tool's in the globs of --allow-tools and --deny-tools. */
+const NAME_SEPARATOR = "_";
+
+/**
+ * The entries to serve side by side, when there are several: those `--server a,b` names, or
+ * with `--config` alone every stdio entry of the file (remote entries are left out, said once).
+ */
+function severalEntries(parsed: ParsedArgs): string[] | undefined {
+  const { options } = parsed;
+  if (parsed.command !== undefined || options.config === undefined) return undefined;
+  const named = options.server as string | undefined;
+  if (named !== undefined && !named.includes(",")) return undefined;
+  const config = readServerConfig(options.config as string);
+  if (named !== undefined) {
+    const names = named.split(",").map((name) => name.trim());
+    for (const name of names) findServer(config, name);
+    return names;
+  }
+  const remote = config.entries.filter((entry) => entry.kind !== "stdio");
+  if (remote.length > 0) {
+    logLine(
+      `mcpwire gateway: serving the stdio entries; not ${remote.map((entry) => printableLine(entry.name)).join(", ")} (a URL)`,
+    );
+  }
+  const names = config.entries.filter((entry) => entry.kind === "stdio").map((entry) => entry.name);
+  return names.length > 1 ? names : undefined;
 }
 
 /** The stdio server `--server NAME` picks from `--config FILE`, if asked. */
@@ -404,14 +412,6 @@ function parseListen(text: string): { host: string; port: number } {
     );
   }
   return { host: match[1] ?? match[2]!, port };
-}
-
-function prefixLines(prefix: string, text: string): string {
-  return `${text
-    .replace(/\n$/, "")
-    .split("\n")
-    .map((line) => prefix + line)
-    .join("\n")}\n`;
 }
 
 /** A failed listen as one line that names --listen (EADDRINUSE, EACCES, a bad address). */

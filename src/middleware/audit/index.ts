@@ -44,6 +44,8 @@ export interface AuditOptions {
   methods?: readonly string[];
   /** The caller's name for the `principal` field. Default: the principal's subject, else client id. */
   principalName?: (ctx: MiddlewareContext) => string | undefined;
+  /** Fixed fields added to every record (a gateway's `server`, say); they never replace ours. */
+  labels?: Readonly<Record<string, string>>;
   /** Told when `write` throws (the request goes on regardless). */
   onWriteError?: (error: unknown) => void;
 }
@@ -73,9 +75,14 @@ function outcomeOf(result: JsonObject): AuditRecord["outcome"] {
 export function audit(options: AuditOptions): Middleware {
   const methods = options.methods === undefined ? undefined : new Set(options.methods);
   const principalName = options.principalName ?? defaultPrincipal;
+  const labels = options.labels;
   const emit = (record: AuditRecord): void => {
     try {
-      options.write(JSON.stringify(record));
+      options.write(
+        JSON.stringify(
+          labels === undefined ? record : Object.assign({ time: record.time }, labels, record),
+        ),
+      );
     } catch (error) {
       options.onWriteError?.(error);
     }

@@ -25,6 +25,11 @@ export interface VisibilityOptions extends VisibilityRules {
   scopes?: Readonly<Record<string, readonly string[]>>;
   /** Rules for one request's caller (its principal, session, ...), on top of the others. */
   rulesFor?: (ctx: MiddlewareContext) => VisibilityRules | undefined;
+  /**
+   * The name the globs are matched against, from the name on the wire (default the name
+   * itself): a gateway matches `<server>_<tool>` on a server's own endpoint.
+   */
+  matchAs?: (name: string) => string;
 }
 
 type Check = (name: string) => boolean;
@@ -86,11 +91,15 @@ export function visibility(options: VisibilityOptions): Middleware {
     .filter((feature) => governed.has(feature))
     .map((feature) => FEATURES[feature]);
 
+  const matchAs = options.matchAs ?? ((name: string) => name);
   const checkFor = (ctx: MiddlewareContext): Check => {
     const scoped = byScope?.(ctx);
     const extra = rulesFor?.(ctx);
     const own = extra === undefined ? undefined : rulesCheck(extra);
-    return (name) => fixed(name) && (scoped?.(name) ?? true) && (own?.(name) ?? true);
+    return (wireName) => {
+      const name = matchAs(wireName);
+      return fixed(name) && (scoped?.(name) ?? true) && (own?.(name) ?? true);
+    };
   };
 
   return async (ctx, next) => {

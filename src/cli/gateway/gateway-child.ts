@@ -1,0 +1,147 @@
+/**
+ * One stdio server behind the gateway: the supervised child, the client that speaks to it, and
+ * the GatewayServer that offers it over HTTP (or a socket). `mcpwire gateway` runs one; with a
+ * config file and no `--server`, one per entry (gateway-many.ts).
+ */
+import { McpClient } from "../../client/mcp-client.js";
+import type { Transport } from "../../protocol/transport.js";
+import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
+import { logLine } from "../connect/session.js";
+import { WireLogTransport } from "../connect/wire-log.js";
+import { instrumentClient, instrumentServer } from "../core/instrumentation.js";
+import { writeErrChunk } from "../core/terminal.js";
+import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
+import { childStartFailure, StartupStderr } from "./gateway-start.js";
+
+export interface GatewayChildSettings {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  inheritEnv: boolean | undefined;
+  cwd: string | undefined;
+  era: "auto" | "modern" | "legacy";
+  timeoutMs: number | undefined;
+  maxUrisPerStream: number;
+  verbose: boolean;
+  /** How the child's lines are marked in the gateway's log ("child", or the entry's name). */
+  label: string;
+}
+
+export interface GatewayChild {
+  readonly label: string;
+  readonly supervised: SupervisedStdioTransport;
+  readonly client: McpClient;
+  readonly server: GatewayServer;
+  /** For GET /healthz: up, restarting or down, and public facts only. */
+  health(): { ok: boolean; details: Record<string, string | number | null> };
+  /** Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its process tree included. */
+  close(): Promise<void>;
+}
+
+/** Starts the child and waits for its handshake; a child that dies there is one CliError. */
+export async function startGatewayChild(settings: GatewayChildSettings): Promise<GatewayChild> {
+  const { verbose, label } = settings;
+  const mark = (line: string) => (label === "child" ? line : `[${label}] ${line}`);
+  const childStderr = new StartupStderr((text) => writeErrChunk(prefixLines(`[${label}] `, text)));
+  const supervised = new SupervisedStdioTransport({
+    command: settings.command,
+    args: settings.args,
+    env: settings.env,
+    inheritEnv: settings.inheritEnv,
+    cwd: settings.cwd,
+    stderr: "pipe",
+    // The child's logs are the operator's logs: keep them, marked as the child's.
+    onStderr: (text) => childStderr.chunk(text),
+  });
+  // Restarts are always worth a line; the messages themselves only with --verbose.
+  const transport: Transport = new WireLogTransport(
+    supervised,
+    (line) => {
+      // Closing is the normal end (or told better by the error that caused it), and a child
+      // lost while starting is told once, by the failure.
+      if ((line === "-- closed" || childStderr.starting) && !verbose) return;
+      logLine(
+        mark(line.startsWith("-- resumed") ? `-- child restarted (pid ${supervised.pid})` : line),
+      );
+    },
+    { messages: verbose },
+  );
+  let server: GatewayServer | undefined;
+  const client = instrumentClient(
+    new McpClient({
+      clientInfo: { name: "mcpwire-gateway", version: "0.1.0" },
+      era: settings.era,
+      requestTimeoutMs: settings.timeoutMs,
+      cache: false,
+      // Per request a modern child hears the HTTP client's extensions instead (gateway-server.ts);
+      // the tasks extension here is for the gateway's own listens for task status.
+      capabilities: CHILD_CLIENT_CAPABILITIES,
+      tasks: true,
+      handlers: {
+        elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
+        sampling: (params, context) => server!.childHandlers().sampling!(params, context),
+        roots: (context) => server!.childHandlers().roots!(context),
+      },
+      onProtocolError: (error) => logLine(mark(`mcpwire gateway: ${error.message}`)),
+      // Logs; list changes and resource updates come through the subscriptions the server opens.
+      onNotification: (method, params) => server?.childNotification(method, params),
+    }),
+  );
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await supervised.close();
+    throw childStartFailure(error, childStderr);
+  }
+  childStderr.started();
+  server = new GatewayServer(() => client, {
+    serverInfo: {
+      name: "mcpwire-gateway",
+      version: "0.1.0",
+      ...(client.serverInfo ? { title: `gateway to ${client.serverInfo.name}` } : {}),
+    },
+    instructions: client.instructions,
+    onError: (error) => logLine(mark(`mcpwire gateway: ${error.message}`)),
+    maxUrisPerStream: settings.maxUrisPerStream,
+    childTimeoutMs: settings.timeoutMs,
+  });
+  instrumentServer(server);
+  server.start();
+  const startedAt = Date.now();
+  return {
+    label,
+    supervised,
+    client,
+    server,
+    health: () => childHealth(supervised, client, startedAt),
+    close: async () => {
+      await client.close();
+      await supervised.close();
+    },
+  };
+}
+
+/** The child's state; public, so nothing beyond pid, era and times. */
+function childHealth(supervised: SupervisedStdioTransport, client: McpClient, startedAt: number) {
+  // Up once the child runs and has answered the handshake (again, after a restart).
+  const status = supervised.status === "up" && client.restarting ? "restarting" : supervised.status;
+  const up = status === "up";
+  return {
+    ok: up,
+    details: {
+      status: up ? "ok" : status,
+      ...(up ? { pid: supervised.pid ?? null } : {}),
+      era: client.era ?? null,
+      restarts: supervised.restarts,
+      uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
+    },
+  };
+}
+
+function prefixLines(prefix: string, text: string): string {
+  return `${text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => prefix + line)
+    .join("\n")}\n`;
+}

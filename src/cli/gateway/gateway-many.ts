@@ -1,0 +1,161 @@
+/**
+ * `mcpwire gateway --config FILE` over several entries: every stdio server of the file (or those
+ * `--server a,b` names) behind one listener, each at `/servers/<name>/mcp` with its own names,
+ * both eras, each child supervised on its own. One child's crash, restart or failure to start
+ * never disturbs the others; `/healthz` reports each.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { printableLine } from "../../text/printable.js";
+import type { HealthReport } from "../../transports/http/health.js";
+import { createNodeListener } from "../../transports/http/node-adapter.js";
+import { createHttpHandler, type HttpHandler } from "../../transports/http/server.js";
+import { logLine } from "../connect/session.js";
+import { onStopSignals } from "../connect/stop-signals.js";
+import { CliError } from "../core/errors.js";
+import {
+  type GatewayChild,
+  type GatewayChildSettings,
+  startGatewayChild,
+} from "./gateway-child.js";
+import type { Governance } from "./gateway-governance.js";
+
+/** One entry of the file, ready to start. */
+export interface ManyEntry {
+  name: string;
+  settings: Omit<GatewayChildSettings, "label">;
+}
+
+export interface ManySettings {
+  host: string;
+  port: number;
+  entries: ManyEntry[];
+  /** What every server's HTTP handler shares (Host/Origin checks, CORS, a bearer check). */
+  handlerOptions: Parameters<typeof createHttpHandler>[1];
+  governance: Governance;
+}
+
+type Upstream =
+  | {
+      name: string;
+      child: GatewayChild;
+      handler: HttpHandler;
+      listener: ReturnType<typeof createNodeListener>;
+    }
+  | { name: string; child: undefined; failure: string };
+
+/** Where one entry is served. */
+export function serverPath(name: string): string {
+  return `/servers/${encodeURIComponent(name)}/mcp`;
+}
+
+export async function runManyGateway(settings: ManySettings): Promise<number> {
+  const started = await Promise.allSettled(
+    settings.entries.map((entry) => startGatewayChild({ ...entry.settings, label: entry.name })),
+  );
+  const children: (GatewayChild | undefined)[] = started.map((outcome, index) => {
+    if (outcome.status === "fulfilled") return outcome.value;
+    const name = settings.entries[index]!.name;
+    const error = outcome.reason as Error;
+    logLine(`[${printableLine(name)}] could not start: ${error.message}`);
+    for (const line of (error as CliError).details ?? [])
+      logLine(`[${printableLine(name)}]   ${line}`);
+    return undefined;
+  });
+  if (children.every((child) => child === undefined)) {
+    throw new CliError("no server of the config file could be started", 1);
+  }
+
+  const http = createServer();
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(settings.port, settings.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const origin = `http://${hostPart}:${address.port}`;
+
+  let healthServed = false;
+  const upstreams: Upstream[] = settings.entries.map((entry, index) => {
+    const child = children[index];
+    if (child === undefined)
+      return { name: entry.name, child: undefined, failure: "could not start" };
+    settings.governance.apply(child.server, entry.name);
+    // The first running server's handler also answers GET /healthz, for all of them.
+    const health = healthServed ? undefined : { check: () => healthOfAll(upstreams) };
+    healthServed = true;
+    const handler = createHttpHandler(child.server, {
+      ...settings.handlerOptions,
+      ...(health ? { health } : {}),
+    });
+    const listener = createNodeListener(handler, { path: serverPath(entry.name), origin });
+    return { name: entry.name, child, handler, listener };
+  });
+  const healthListener = upstreams.find((upstream) => upstream.child !== undefined);
+  const byPath = new Map(upstreams.map((upstream) => [serverPath(upstream.name), upstream]));
+  http.on("request", (req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const upstream = path === "/healthz" ? healthListener : byPath.get(path);
+    if (upstream === undefined) {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");
+    } else if (upstream.child === undefined) {
+      res.writeHead(503, { "Content-Type": "text/plain" }).end(`${upstream.name} could not start`);
+    } else {
+      upstream.listener(req, res);
+    }
+  });
+
+  let stopping = false;
+  for (const upstream of upstreams) {
+    if (upstream.child === undefined) continue;
+    logLine(`${upstream.name}: child running (pid ${upstream.child.supervised.pid})`);
+    const child = upstream.child;
+    // A child the supervisor gave up on stays down; the others go on.
+    void child.supervised.closed.then((info) => {
+      if (!stopping)
+        logLine(`${upstream.name}: child lost${info.error ? `: ${info.error.message}` : ""}`);
+    });
+  }
+  for (const upstream of upstreams)
+    logLine(`serving ${upstream.name} at ${origin}${serverPath(upstream.name)}`);
+  logLine(`listening on ${origin}`);
+
+  let stopListening = () => {};
+  await new Promise<string>((resolve) => {
+    stopListening = onStopSignals((signal) => resolve(signal));
+  });
+  stopping = true;
+  stopListening();
+  const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  await Promise.all(
+    upstreams.map(async (upstream) => {
+      if (upstream.child === undefined) return;
+      await upstream.handler.close();
+      await upstream.child.close();
+    }),
+  );
+  http.closeAllConnections();
+  await closed;
+  await settings.governance.close();
+  return 0;
+}
+
+/** GET /healthz: each server's state; 200 while any is up ("ok" or "degraded"), else 503. */
+function healthOfAll(upstreams: readonly Upstream[]): HealthReport {
+  const servers: Record<string, Record<string, string | number | null>> = {};
+  let up = 0;
+  for (const upstream of upstreams) {
+    if (upstream.child === undefined) {
+      servers[upstream.name] = { status: "down", restarts: 0 };
+      continue;
+    }
+    const health = upstream.child.health();
+    if (health.ok) up++;
+    servers[upstream.name] = health.details;
+  }
+  const status = up === upstreams.length ? "ok" : up > 0 ? "degraded" : "down";
+  return { ok: up > 0, details: { status, servers } };
+}

@@ -1,0 +1,203 @@
+/**
+ * `mcpwire gateway --config FILE` with several servers: each stdio entry at
+ * /servers/<name>/mcp (our everything example, the official everything server, a server that
+ * crashes, one that dies at start), both eras; /healthz per server; one server's crash leaves
+ * the others serving; --deny-tools on <server>_<tool>; --audit-log lines naming the server;
+ * SIGTERM stops every child.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { JsonRpcError } from "../../src/jsonrpc/errors.js";
+import { processGoneWithin } from "../helpers/process-alive.js";
+import { connectClient, fixture, OUR_EVERYTHING, SERVER_EVERYTHING } from "./gateway-run.js";
+import { type Running, startCli, whenListening } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
+
+interface Health {
+  status: string;
+  servers: Record<string, { restarts: number; status: string } | undefined>;
+}
+
+describe("gateway over a whole config file", () => {
+  let dir: string;
+  let gateway: Running;
+  let origin: string;
+  let auditPath: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mcpwire-gw-many-"));
+    auditPath = join(dir, "audit.jsonl");
+    const config = join(dir, "mcp.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ours: { command: process.execPath, args: OUR_EVERYTHING },
+          official: { command: process.execPath, args: SERVER_EVERYTHING },
+          crashy: { command: process.execPath, args: [fixture("crashing-server")] },
+          broken: { command: process.execPath, args: [fixture("crashing-server"), "--at-start"] },
+          remote: { url: "http://127.0.0.1:9/mcp" },
+        },
+      }),
+    );
+    gateway = startCli([
+      "gateway",
+      "--listen",
+      "127.0.0.1:0",
+      "--config",
+      config,
+      "--deny-tools",
+      "ours_test_error_*",
+      "--audit-log",
+      auditPath,
+    ]);
+    origin = await whenListening(
+      gateway,
+      "the gateway to listen",
+      () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
+      60_000,
+    );
+  });
+
+  after(async () => {
+    if (gateway.child.exitCode === null) gateway.child.kill("SIGKILL");
+    await gateway.done;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const url = (name: string) => `${origin}/servers/${name}/mcp`;
+
+  it("says where each server is, and which could not start or are not stdio", () => {
+    const log = gateway.stderr();
+    for (const name of ["ours", "official", "crashy"]) {
+      assert.match(log, new RegExp(`serving ${name} at ${origin}/servers/${name}/mcp`));
+    }
+    assert.match(log, /\[broken\] could not start: .*exit code 3|\[broken\] could not start/);
+    assert.match(log, /fatal: config file \/etc\/crashing.json is missing/);
+    assert.match(log, /not remote \(a URL\)/);
+  });
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`serves each server with its own names (${era})`, async () => {
+      const ours = await connectClient(url("ours"), era);
+      const official = await connectClient(url("official"), era);
+      try {
+        const ourTools = (await ours.client.listTools()).tools.map((tool) => tool.name);
+        assert.ok(ourTools.includes("test_simple_text"));
+        const text = await ours.client.callTool("test_simple_text", {});
+        assert.equal(text.isError, undefined);
+        const officialTools = (await official.client.listTools()).tools.map((tool) => tool.name);
+        assert.ok(officialTools.includes("echo"), officialTools.join());
+        const echoed = await official.client.callTool("echo", { message: "hi" });
+        assert.match((echoed.content[0] as { text: string }).text, /hi/);
+      } finally {
+        await ours.client.close();
+        await official.client.close();
+      }
+    });
+  }
+
+  it("hides and refuses what --deny-tools names, on <server>_<tool>", async () => {
+    const ours = await connectClient(url("ours"), "modern");
+    try {
+      const tools = (await ours.client.listTools()).tools.map((tool) => tool.name);
+      assert.ok(!tools.includes("test_error_handling") && tools.includes("test_simple_text"));
+      const refused = await ours.client.callTool("test_error_handling", {}).catch((error) => error);
+      assert.ok(refused instanceof JsonRpcError);
+      assert.equal(refused.message, "Unknown tool: test_error_handling");
+    } finally {
+      await ours.client.close();
+    }
+  });
+
+  it("reports each server in /healthz, and one crash leaves the others serving", async () => {
+    const first = (await (await fetch(`${origin}/healthz`)).json()) as Health;
+    assert.equal(first.status, "degraded");
+    assert.equal(first.servers.ours?.status, "ok");
+    assert.equal(first.servers.official?.status, "ok");
+    assert.equal(first.servers.broken?.status, "down");
+    assert.equal(first.servers.remote, undefined);
+    const refusedBroken = await fetch(url("broken"), { method: "POST" });
+    assert.equal(refusedBroken.status, 503);
+
+    const crashy = await connectClient(url("crashy"), "modern");
+    await crashy.client.callTool("crash", {}).catch(() => {});
+    await crashy.client.close();
+    const ours = await connectClient(url("ours"), "legacy");
+    try {
+      assert.equal((await ours.client.callTool("test_simple_text", {})).isError, undefined);
+    } finally {
+      await ours.client.close();
+    }
+    let after: Health | undefined;
+    for (let i = 0; i < 100; i++) {
+      after = (await (await fetch(`${origin}/healthz`)).json()) as Health;
+      if ((after?.servers.crashy?.restarts ?? 0) >= 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok((after?.servers.crashy?.restarts ?? 0) >= 1, JSON.stringify(after));
+    assert.equal(after?.servers.ours?.restarts, 0);
+    assert.equal((await fetch(`${origin}/nowhere`)).status, 404);
+  });
+
+  it("writes one audit line per tool call naming the server, and stops every child on SIGTERM", async () => {
+    const pids = [...gateway.stderr().matchAll(/: child running \(pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
+    assert.equal(pids.length, 3);
+    gateway.child.kill("SIGTERM");
+    const run = await gateway.done;
+    assert.equal(run.code, 0, run.stderr);
+    for (const pid of pids)
+      assert.ok(await processGoneWithin(pid, 5_000), `child ${pid} left running`);
+
+    const lines = readFileSync(auditPath, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const denied = lines.find((line) => line.name === "test_error_handling");
+    assert.equal(denied?.server, "ours");
+    assert.equal(denied?.outcome, "error");
+    const echo = lines.filter((line) => line.server === "official" && line.name === "echo");
+    assert.equal(echo.length, 2);
+    assert.ok(echo.every((line) => line.outcome === "ok" && line.arguments === undefined));
+    assert.ok(
+      lines.every((line) => line.method === "tools/call" && typeof line.durationMs === "number"),
+    );
+  });
+});
+
+describe("gateway over a config file: usage", () => {
+  let dir: string;
+  let config: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "mcpwire-gw-usage-"));
+    config = join(dir, "mcp.json");
+    const entry = { command: process.execPath, args: [fixture("gateway-plain-server")] };
+    writeFileSync(config, JSON.stringify({ mcpServers: { a: entry, b: entry } }));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("refuses what only one server can have, before starting anything", async () => {
+    for (const extra of [["--path", "/x"], ["--legacy-sse"], ["--listen", "tcp://127.0.0.1:0"]]) {
+      const run = await runInProcess(["gateway", "--config", config, ...extra]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(
+        run.stderr,
+        /with several servers the gateway serves HTTP at \/servers\/<name>\/mcp/,
+      );
+    }
+  });
+
+  it("names an unknown server of --server a,b, and wants --audit-log for --audit-arguments", async () => {
+    const unknown = await runInProcess(["gateway", "--config", config, "--server", "a,zz"]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /zz/);
+    const lonely = await runInProcess(["gateway", "--config", config, "--audit-arguments"]);
+    assert.equal(lonely.code, 2);
+    assert.match(lonely.stderr, /--audit-arguments goes with --audit-log/);
+  });
+});
