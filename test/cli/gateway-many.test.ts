@@ -72,6 +72,7 @@ describe("gateway over a whole config file", () => {
 
   it("says where each server is, and which could not start or are not stdio", () => {
     const log = gateway.stderr();
+    assert.match(log, new RegExp(`serving them all at ${origin}/mcp`));
     for (const name of ["ours", "official", "crashy"]) {
       assert.match(log, new RegExp(`serving ${name} at ${origin}/servers/${name}/mcp`));
     }
@@ -99,6 +100,104 @@ describe("gateway over a whole config file", () => {
       }
     });
   }
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`serves them all at /mcp, names prefixed and routed back (${era})`, async () => {
+      const { client } = await connectClient(`${origin}/mcp`, era);
+      try {
+        const tools = (await client.listTools()).tools.map((tool) => tool.name);
+        for (const name of ["ours_test_simple_text", "official_echo", "crashy_crash"]) {
+          assert.ok(tools.includes(name), `${name} missing from ${tools.join()}`);
+        }
+        assert.ok(
+          !tools.some(
+            (name) => name.startsWith("broken_") || !/^(ours|official|crashy)_/.test(name),
+          ),
+        );
+        assert.ok(!tools.includes("ours_test_error_handling"), "a denied tool is listed");
+        const echoed = await client.callTool("official_echo", { message: "through /mcp" });
+        assert.match((echoed.content[0] as { text: string }).text, /through \/mcp/);
+        assert.equal((await client.callTool("ours_test_simple_text", {})).isError, undefined);
+        const unknown = await client.callTool("nobody_echo", {}).catch((error) => error);
+        assert.equal(unknown.message, "Unknown tool: nobody_echo");
+
+        const prompt = await client.getPrompt("ours_test_simple_prompt");
+        assert.ok(prompt.messages.length > 0);
+
+        const resources = (await client.listResources()).resources.map((resource) => resource.uri);
+        assert.ok(resources.includes("test://ours/static-text"), resources.join());
+        const read = await client.readResource("test://ours/static-text");
+        assert.equal(read.contents[0]?.uri, "test://ours/static-text");
+        const missing = await client
+          .readResource("test://nobody/static-text")
+          .catch((error) => error);
+        assert.ok(missing instanceof JsonRpcError);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  for (const era of ["modern", "legacy"] as const) {
+    it(`runs a task through /mcp, its tasks/* routed to its server (${era})`, async () => {
+      const { client } = await connectClient(`${origin}/mcp`, era, { tasks: true });
+      try {
+        // A 2025-11-25 client asks for a task only for a tool whose listing allows one.
+        await client.listTools();
+        const created = (await client.callTool(
+          "ours_slow_compute",
+          { seconds: 0.2, label: "routed" },
+          { returnTaskHandle: true, task: true },
+        )) as unknown as { taskId?: string; task?: { taskId: string } };
+        const taskId = created.task?.taskId ?? created.taskId ?? "";
+        assert.ok(taskId.length > 0, JSON.stringify(created));
+        const result = await client.callTool("ours_slow_compute", {
+          seconds: 0.2,
+          label: "waited",
+        });
+        assert.match((result.content[0] as { text: string }).text, /Computed waited after 0.2 s/);
+        const status = await client.tasks.get(taskId);
+        assert.ok(["working", "completed"].includes(String(status.status)), JSON.stringify(status));
+        const foreign = await client.tasks.get("no-such-task").catch((error) => error);
+        assert.ok(foreign instanceof JsonRpcError);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it("passes one server's list change and resource updates on to a listener on /mcp", async () => {
+    const listener = await connectClient(`${origin}/mcp`, "modern");
+    const trigger = await connectClient(`${origin}/mcp`, "modern");
+    try {
+      const watched = "test://ours/watched-resource";
+      const stream = listener.client.listen({
+        toolsListChanged: true,
+        resourceSubscriptions: [watched],
+      });
+      assert.deepEqual(await stream.acknowledged, {
+        toolsListChanged: true,
+        resourceSubscriptions: [watched],
+      });
+      const iterator = stream[Symbol.asyncIterator]();
+      await trigger.client.callTool("ours_test_trigger_tool_change", {});
+      assert.equal((await iterator.next()).value?.method, "notifications/tools/list_changed");
+      await trigger.client.callTool("ours_test_update_resource", {
+        uri: "test://watched-resource",
+      });
+      // Adding and removing the tool may have made a second list change; then the update comes.
+      let update = (await iterator.next()).value;
+      while (update?.method === "notifications/tools/list_changed") {
+        update = (await iterator.next()).value;
+      }
+      assert.equal(update?.method, "notifications/resources/updated");
+      assert.equal(update?.params.uri, watched);
+      await stream.close();
+    } finally {
+      await listener.client.close();
+      await trigger.client.close();
+    }
+  });
 
   it("hides and refuses what --deny-tools names, on <server>_<tool>", async () => {
     const ours = await connectClient(url("ours"), "modern");

@@ -1,7 +1,8 @@
 /**
  * `mcpwire gateway --config FILE` over several entries: every stdio server of the file (or those
- * `--server a,b` names) behind one listener, each at `/servers/<name>/mcp` with its own names,
- * both eras, each child supervised on its own. One child's crash, restart or failure to start
+ * `--server a,b` names) behind one listener, all at `/mcp` with names prefixed by their server
+ * (gateway-aggregate.ts) and each at `/servers/<name>/mcp` with its own names, both eras, each
+ * child supervised on its own. One child's crash, restart or failure to start
  * never disturbs the others; `/healthz` reports each.
  */
 import { createServer } from "node:http";
@@ -13,6 +14,8 @@ import { createHttpHandler, type HttpHandler } from "../../transports/http/serve
 import { logLine } from "../connect/session.js";
 import { onStopSignals } from "../connect/stop-signals.js";
 import { CliError } from "../core/errors.js";
+import { instrumentServer } from "../core/instrumentation.js";
+import { AggregateServer } from "./gateway-aggregate.js";
 import {
   type GatewayChild,
   type GatewayChildSettings,
@@ -33,6 +36,8 @@ export interface ManySettings {
   /** What every server's HTTP handler shares (Host/Origin checks, CORS, a bearer check). */
   handlerOptions: Parameters<typeof createHttpHandler>[1];
   governance: Governance;
+  /** Between a server's name and its tool's or prompt's on /mcp. */
+  separator: string;
 }
 
 type Upstream =
@@ -78,27 +83,45 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${hostPart}:${address.port}`;
 
-  let healthServed = false;
   const upstreams: Upstream[] = settings.entries.map((entry, index) => {
     const child = children[index];
-    if (child === undefined)
+    if (child === undefined) {
       return { name: entry.name, child: undefined, failure: "could not start" };
+    }
     settings.governance.apply(child.server, entry.name);
-    // The first running server's handler also answers GET /healthz, for all of them.
-    const health = healthServed ? undefined : { check: () => healthOfAll(upstreams) };
-    healthServed = true;
-    const handler = createHttpHandler(child.server, {
-      ...settings.handlerOptions,
-      ...(health ? { health } : {}),
-    });
+    const handler = createHttpHandler(child.server, settings.handlerOptions);
     const listener = createNodeListener(handler, { path: serverPath(entry.name), origin });
     return { name: entry.name, child, handler, listener };
   });
-  const healthListener = upstreams.find((upstream) => upstream.child !== undefined);
+  // /mcp: every running server at once, names prefixed; it also answers GET /healthz for all.
+  const aggregate = instrumentServer(
+    new AggregateServer(
+      upstreams.flatMap((upstream) =>
+        upstream.child ? [{ name: upstream.name, server: upstream.child.server }] : [],
+      ),
+      {
+        serverInfo: {
+          name: "mcpwire-gateway",
+          version: "0.1.0",
+          title: "gateway to several servers",
+        },
+        separator: settings.separator,
+        report: (line) => logLine(`mcpwire gateway: ${line}`),
+        onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
+      },
+    ),
+  );
+  settings.governance.apply(aggregate, undefined);
+  const aggregateHandler = createHttpHandler(aggregate, {
+    ...settings.handlerOptions,
+    health: { check: () => healthOfAll(upstreams) },
+  });
+  const aggregateListener = createNodeListener(aggregateHandler, { path: "/mcp", origin });
   const byPath = new Map(upstreams.map((upstream) => [serverPath(upstream.name), upstream]));
   http.on("request", (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    const upstream = path === "/healthz" ? healthListener : byPath.get(path);
+    if (path === "/mcp" || path === "/healthz") return aggregateListener(req, res);
+    const upstream = byPath.get(path);
     if (upstream === undefined) {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");
     } else if (upstream.child === undefined) {
@@ -121,6 +144,7 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   }
   for (const upstream of upstreams)
     logLine(`serving ${upstream.name} at ${origin}${serverPath(upstream.name)}`);
+  logLine(`serving them all at ${origin}/mcp (names prefixed with <server>${settings.separator})`);
   logLine(`listening on ${origin}`);
 
   let stopListening = () => {};
@@ -130,6 +154,7 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   stopping = true;
   stopListening();
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+  await aggregateHandler.close();
   await Promise.all(
     upstreams.map(async (upstream) => {
       if (upstream.child === undefined) return;

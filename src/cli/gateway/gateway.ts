@@ -80,8 +80,9 @@ Options:
   --verbose                the child's wire and stderr on stderr
   --config <file> --server <name>  the child from an MCP config file instead of -- <command>
   --config <file> [--server a,b]   several servers of the file (every stdio entry, or those
-                           named): each at /servers/<name>/mcp, supervised on its own; GET
-                           /healthz reports each (200 "ok" or "degraded" while any is up)
+                           named): all at /mcp (names <server>_<name>, resource URIs carrying
+                           the server) and each at /servers/<name>/mcp, supervised on its own;
+                           GET /healthz reports each (200 "ok" or "degraded" while any is up)
 ${GOVERNANCE_USAGE}
 ${ENV_USAGE}
 
@@ -231,6 +232,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
         authenticate: token === undefined ? undefined : bearerCheck(token),
       },
       governance: rules,
+      separator: NAME_SEPARATOR,
     });
   }
   const auth = await gatewayGuard(
