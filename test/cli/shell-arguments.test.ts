@@ -82,7 +82,7 @@ describe("arguments the way a shell user types them", () => {
 
 describe("mcpwire completion bash|zsh|fish", () => {
   it("prints a bash script that parses and completes verbs, options and .mcp.json servers", async () => {
-    const run = await runCli(["completion", "bash"]);
+    const run = await runInProcess(["completion", "bash"]);
     assert.equal(run.code, 0, run.stderr);
     const script = join(dir, "mcpwire.bash");
     writeFileSync(script, run.stdout);
@@ -107,6 +107,13 @@ describe("mcpwire completion bash|zsh|fish", () => {
       return result.stdout.trim().split("\n");
     };
     assert.deepEqual(complete(["di"]), ["discover"]);
+    // Every verb the usage text names completes, task included.
+    const help = await runInProcess(["--help"]);
+    const verbs = [
+      ...new Set([...help.stdout.matchAll(/^ {2}mcpwire ([a-z]+)/gm)].map((m) => m[1])),
+    ];
+    assert.ok(verbs.includes("task"));
+    assert.deepEqual(complete([""]).sort(), [...verbs, "--help", "--version"].sort());
     assert.deepEqual(complete(["call", "--env-f"]), ["--env-from"]);
     assert.deepEqual(complete(["call", "--era", "l"]), ["legacy"]);
     assert.deepEqual(complete(["call", "--server", ""]), ["alpha", "beta"]);

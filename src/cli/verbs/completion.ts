@@ -13,6 +13,7 @@ after --server. Install it with, for instance:
 const VERBS = [
   "discover",
   "call",
+  "task",
   "read",
   "prompt",
   "raw",
