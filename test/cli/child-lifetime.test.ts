@@ -25,12 +25,17 @@ after(() => {
 
 let runs = 0;
 
-/** Starts the CLI with `verb…` in front of the stubborn server; resolves once `sleep` runs. */
+/**
+ * Starts the CLI with `verb…` in front of the stubborn server (polite: one that goes on EOF and
+ * SIGTERM, so the stop does not wait out the escalation); resolves once `sleep` runs.
+ */
 async function startWithSleepingServer(
   verb: string[],
+  polite = false,
 ): Promise<{ cli: Running; serverPid: number; pidFile: string }> {
   const pidFile = join(dir, `server-${++runs}.pid`);
-  const cli = startCli([...verb, "--", process.execPath, STUBBORN, pidFile]);
+  const server = [process.execPath, STUBBORN, pidFile, ...(polite ? ["--polite"] : [])];
+  const cli = startCli([...verb, "--", ...server]);
   if (cli.child.pid !== undefined) started.add(cli.child.pid);
   const serverPid = await waitFor("the server's sleep call", () => {
     if (cli.child.exitCode !== null) throw new Error(`the CLI exited: ${cli.stderr()}`);
@@ -88,12 +93,13 @@ describe("a stdio server's life is tied to the CLI's", () => {
     ["SIGTERM", 143],
     ["SIGHUP", 129],
   ] as const) {
+    // SIGTERM meets a server that ignores EOF and SIGTERM: the real 2 s + 2 s escalation to
+    // SIGKILL. The other stops meet a polite server, the escalation being tested once.
     it(`${signal}: cancels the call, ends the server, exits ${code}`, async () => {
-      const { cli, serverPid, pidFile } = await startWithSleepingServer([
-        "call",
-        "sleep",
-        "--verbose",
-      ]);
+      const { cli, serverPid, pidFile } = await startWithSleepingServer(
+        ["call", "sleep", "--verbose"],
+        signal === "SIGHUP",
+      );
       cli.child.kill(signal);
       const run = await cli.done;
       assert.equal(run.signal, null, `the CLI died of ${run.signal}: ${run.stderr}`);
@@ -129,12 +135,10 @@ describe("the other verbs stop their server on SIGTERM and SIGHUP too", () => {
       { t: 2, dir: "s2c", msg: { jsonrpc: "2.0", id: 1, result: { content: [] } } },
     ];
     writeFileSync(recording, lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
-    const { cli, serverPid, pidFile } = await startWithSleepingServer([
-      "replay",
-      recording,
-      "--timeout",
-      "600000",
-    ]);
+    const { cli, serverPid, pidFile } = await startWithSleepingServer(
+      ["replay", recording, "--timeout", "600000"],
+      true,
+    );
     cli.child.kill("SIGTERM");
     const run = await cli.done;
     assert.equal(run.signal, null, `replay died of ${run.signal}: ${run.stderr}`);
@@ -147,7 +151,7 @@ describe("the other verbs stop their server on SIGTERM and SIGHUP too", () => {
     const pidFile = join(dir, "shell-server.pid");
     const shell = spawn(
       process.execPath,
-      [CLI, "shell", "--", process.execPath, STUBBORN, pidFile],
+      [CLI, "shell", "--", process.execPath, STUBBORN, pidFile, "--polite"],
       { stdio: ["pipe", "ignore", "pipe"] },
     );
     if (shell.pid !== undefined) started.add(shell.pid);
@@ -172,7 +176,7 @@ describe("the other verbs stop their server on SIGTERM and SIGHUP too", () => {
   });
 
   it("gateway: SIGHUP stops it like SIGTERM (exit 0) and ends the child", async () => {
-    const { gateway } = await startGateway([STUBBORN, join(dir, "gateway-hup.pid")]);
+    const { gateway } = await startGateway([STUBBORN, join(dir, "gateway-hup.pid"), "--polite"]);
     if (gateway.child.pid !== undefined) started.add(gateway.child.pid);
     const childPid = Number(/child running \(pid (\d+)\)/.exec(gateway.stderr())?.[1]);
     started.add(childPid);
