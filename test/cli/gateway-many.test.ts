@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
+import { McpServer } from "../../src/server/index.js";
+import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { processGoneWithin } from "../helpers/process-alive.js";
 import { connectClient, fixture, OUR_EVERYTHING, SERVER_EVERYTHING } from "./gateway-run.js";
 import { type Running, startCli, whenListening } from "./run-cli.js";
@@ -27,7 +29,15 @@ describe("gateway over a whole config file", () => {
   let origin: string;
   let auditPath: string;
 
+  let web: ServedHttp;
   before(async () => {
+    // An HTTP upstream: a server of our own on 127.0.0.1, as a config file's url entry.
+    const remote = new McpServer({ serverInfo: { name: "web", version: "1" } });
+    remote.tool({ name: "hello", inputSchema: { type: "object" } }, () => "hello from the web");
+    remote.resource({ uri: "mem://notes", name: "notes" }, (uri) => [
+      { uri, text: "remote notes" },
+    ]);
+    web = await serveHttp(remote);
     dir = mkdtempSync(join(tmpdir(), "mcpwire-gw-many-"));
     auditPath = join(dir, "audit.jsonl");
     const config = join(dir, "mcp.json");
@@ -39,7 +49,8 @@ describe("gateway over a whole config file", () => {
           official: { command: process.execPath, args: SERVER_EVERYTHING },
           crashy: { command: process.execPath, args: [fixture("crashing-server")] },
           broken: { command: process.execPath, args: [fixture("crashing-server"), "--at-start"] },
-          remote: { url: "http://127.0.0.1:9/mcp" },
+          web: { url: web.url },
+          gone: { url: "http://127.0.0.1:9/mcp" },
         },
       }),
     );
@@ -65,6 +76,7 @@ describe("gateway over a whole config file", () => {
   after(async () => {
     if (gateway.child.exitCode === null) gateway.child.kill("SIGKILL");
     await gateway.done;
+    await web.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,7 +90,8 @@ describe("gateway over a whole config file", () => {
     }
     assert.match(log, /\[broken\] could not start: .*exit code 3|\[broken\] could not start/);
     assert.match(log, /fatal: config file \/etc\/crashing.json is missing/);
-    assert.match(log, /not remote \(a URL\)/);
+    assert.match(log, /web: remote http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    assert.match(log, /\[gone\] could not start: http:\/\/127\.0\.0\.1:9\/mcp did not answer/);
   });
 
   for (const era of ["modern", "legacy"] as const) {
@@ -106,15 +119,24 @@ describe("gateway over a whole config file", () => {
       const { client } = await connectClient(`${origin}/mcp`, era);
       try {
         const tools = (await client.listTools()).tools.map((tool) => tool.name);
-        for (const name of ["ours_test_simple_text", "official_echo", "crashy_crash"]) {
+        for (const name of [
+          "ours_test_simple_text",
+          "official_echo",
+          "crashy_crash",
+          "web_hello",
+        ]) {
           assert.ok(tools.includes(name), `${name} missing from ${tools.join()}`);
         }
         assert.ok(
           !tools.some(
-            (name) => name.startsWith("broken_") || !/^(ours|official|crashy)_/.test(name),
+            (name) => name.startsWith("broken_") || !/^(ours|official|crashy|web)_/.test(name),
           ),
         );
         assert.ok(!tools.includes("ours_test_error_handling"), "a denied tool is listed");
+        const hello = await client.callTool("web_hello", {});
+        assert.equal((hello.content[0] as { text: string }).text, "hello from the web");
+        const notes = await client.readResource("mem://web/notes");
+        assert.equal((notes.contents[0] as { text: string }).text, "remote notes");
         const echoed = await client.callTool("official_echo", { message: "through /mcp" });
         assert.match((echoed.content[0] as { text: string }).text, /through \/mcp/);
         assert.equal((await client.callTool("ours_test_simple_text", {})).isError, undefined);
@@ -218,7 +240,8 @@ describe("gateway over a whole config file", () => {
     assert.equal(first.servers.ours?.status, "ok");
     assert.equal(first.servers.official?.status, "ok");
     assert.equal(first.servers.broken?.status, "down");
-    assert.equal(first.servers.remote, undefined);
+    assert.equal(first.servers.web?.status, "ok");
+    assert.equal(first.servers.gone?.status, "down");
     const refusedBroken = await fetch(url("broken"), { method: "POST" });
     assert.equal(refusedBroken.status, 503);
 

@@ -27,15 +27,23 @@ export interface GatewayChildSettings {
   label: string;
 }
 
-export interface GatewayChild {
+/** A server behind the gateway: a stdio child here, or a remote one (gateway-remote.ts). */
+export interface GatewayUpstream {
   readonly label: string;
-  readonly supervised: SupervisedStdioTransport;
   readonly client: McpClient;
   readonly server: GatewayServer;
+  /** For the log: what runs ("child running (pid 42)", "remote https://…"). */
+  readonly running: string;
+  /** Resolves with why, once the upstream is lost for good (its supervisor gave up, say). */
+  readonly lost: Promise<string>;
   /** For GET /healthz: up, restarting or down, and public facts only. */
   health(): { ok: boolean; details: Record<string, string | number | null> };
   /** Ends the child the spec's way (stdin, SIGTERM, SIGKILL), its process tree included. */
   close(): Promise<void>;
+}
+
+export interface GatewayChild extends GatewayUpstream {
+  readonly supervised: SupervisedStdioTransport;
 }
 
 /** Starts the child and waits for its handshake; a child that dies there is one CliError. */
@@ -66,6 +74,50 @@ export async function startGatewayChild(settings: GatewayChildSettings): Promise
     },
     { messages: verbose },
   );
+  const { client, server } = await gatewayClient(settings, mark, async (client) => {
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await supervised.close();
+      throw childStartFailure(error, childStderr);
+    }
+    childStderr.started();
+  });
+  const startedAt = Date.now();
+  return {
+    label,
+    supervised,
+    client,
+    server,
+    running: `child running (pid ${supervised.pid})`,
+    lost: supervised.closed.then(
+      (info) => `child lost${info.error ? `: ${info.error.message}` : ""}`,
+    ),
+    health: () => childHealth(supervised, client, startedAt),
+    close: async () => {
+      await client.close();
+      await supervised.close();
+    },
+  };
+}
+
+/** What a gateway's client to one upstream and the GatewayServer in front of it need. */
+export interface UpstreamSettings {
+  era: "auto" | "modern" | "legacy";
+  timeoutMs: number | undefined;
+  maxUrisPerStream: number;
+}
+
+/**
+ * The client that speaks to one upstream, connected by `connect`, and the GatewayServer that
+ * offers it: what the upstream asks (elicitation, sampling, roots) goes to the caller whose
+ * call it is making.
+ */
+export async function gatewayClient(
+  settings: UpstreamSettings,
+  mark: (line: string) => string,
+  connect: (client: McpClient) => Promise<void>,
+): Promise<{ client: McpClient; server: GatewayServer }> {
   let server: GatewayServer | undefined;
   const client = instrumentClient(
     new McpClient({
@@ -87,13 +139,7 @@ export async function startGatewayChild(settings: GatewayChildSettings): Promise
       onNotification: (method, params) => server?.childNotification(method, params),
     }),
   );
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    await supervised.close();
-    throw childStartFailure(error, childStderr);
-  }
-  childStderr.started();
+  await connect(client);
   server = new GatewayServer(() => client, {
     serverInfo: {
       name: "mcpwire-gateway",
@@ -107,18 +153,7 @@ export async function startGatewayChild(settings: GatewayChildSettings): Promise
   });
   instrumentServer(server);
   server.start();
-  const startedAt = Date.now();
-  return {
-    label,
-    supervised,
-    client,
-    server,
-    health: () => childHealth(supervised, client, startedAt),
-    close: async () => {
-      await client.close();
-      await supervised.close();
-    },
-  };
+  return { client, server };
 }
 
 /** The child's state; public, so nothing beyond pid, era and times. */

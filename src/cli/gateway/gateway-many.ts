@@ -16,17 +16,13 @@ import { onStopSignals } from "../connect/stop-signals.js";
 import { CliError } from "../core/errors.js";
 import { instrumentServer } from "../core/instrumentation.js";
 import { AggregateServer } from "./gateway-aggregate.js";
-import {
-  type GatewayChild,
-  type GatewayChildSettings,
-  startGatewayChild,
-} from "./gateway-child.js";
+import type { GatewayUpstream } from "./gateway-child.js";
 import type { Governance } from "./gateway-governance.js";
 
 /** One entry of the file, ready to start. */
 export interface ManyEntry {
   name: string;
-  settings: Omit<GatewayChildSettings, "label">;
+  start(): Promise<GatewayUpstream>;
 }
 
 export interface ManySettings {
@@ -43,7 +39,7 @@ export interface ManySettings {
 type Upstream =
   | {
       name: string;
-      child: GatewayChild;
+      child: GatewayUpstream;
       handler: HttpHandler;
       listener: ReturnType<typeof createNodeListener>;
     }
@@ -55,10 +51,8 @@ export function serverPath(name: string): string {
 }
 
 export async function runManyGateway(settings: ManySettings): Promise<number> {
-  const started = await Promise.allSettled(
-    settings.entries.map((entry) => startGatewayChild({ ...entry.settings, label: entry.name })),
-  );
-  const children: (GatewayChild | undefined)[] = started.map((outcome, index) => {
+  const started = await Promise.allSettled(settings.entries.map((entry) => entry.start()));
+  const children: (GatewayUpstream | undefined)[] = started.map((outcome, index) => {
     if (outcome.status === "fulfilled") return outcome.value;
     const name = settings.entries[index]!.name;
     const error = outcome.reason as Error;
@@ -134,12 +128,10 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   let stopping = false;
   for (const upstream of upstreams) {
     if (upstream.child === undefined) continue;
-    logLine(`${upstream.name}: child running (pid ${upstream.child.supervised.pid})`);
-    const child = upstream.child;
-    // A child the supervisor gave up on stays down; the others go on.
-    void child.supervised.closed.then((info) => {
-      if (!stopping)
-        logLine(`${upstream.name}: child lost${info.error ? `: ${info.error.message}` : ""}`);
+    logLine(`${upstream.name}: ${upstream.child.running}`);
+    // An upstream lost for good stays down; the others go on.
+    void upstream.child.lost.then((why) => {
+      if (!stopping) logLine(`${upstream.name}: ${why}`);
     });
   }
   for (const upstream of upstreams)

@@ -1,4 +1,3 @@
-import { printableLine } from "../../text/printable.js";
 import { DEFAULT_HEALTH_PATH } from "../../transports/http/health.js";
 import { serveHttp } from "../../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../../transports/http/security.js";
@@ -24,9 +23,10 @@ import { type ParsedArgs, parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
 import { writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
-import { startGatewayChild } from "./gateway-child.js";
+import { startGatewayChild, type UpstreamSettings } from "./gateway-child.js";
 import { GOVERNANCE_OPTIONS, GOVERNANCE_USAGE, governance } from "./gateway-governance.js";
 import { runManyGateway } from "./gateway-many.js";
+import { startGatewayRemote } from "./gateway-remote.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
 import { DEFAULT_MAX_URIS_PER_STREAM } from "./gateway-subscriptions.js";
@@ -79,8 +79,8 @@ Options:
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
   --config <file> --server <name>  the child from an MCP config file instead of -- <command>
-  --config <file> [--server a,b]   several servers of the file (every stdio entry, or those
-                           named): all at /mcp (names <server>_<name>, resource URIs carrying
+  --config <file> [--server a,b]   several servers of the file (every entry, or those named;
+                           a url entry with its headers and stored tokens): all at /mcp (names <server>_<name>, resource URIs carrying
                            the server) and each at /servers/<name>/mcp, supervised on its own;
                            GET /healthz reports each (200 "ok" or "degraded" while any is up)
 ${GOVERNANCE_USAGE}
@@ -206,21 +206,29 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       host,
       port,
       entries: many.map((name) => {
-        const target = configTarget({ ...options, server: name });
-        if (target.kind !== "stdio") throw new UsageError(`${name}: not a stdio server`);
+        const target = configTarget({ ...options, server: name }, process.env, true);
+        const upstream: UpstreamSettings = { era, timeoutMs, maxUrisPerStream };
+        if (target.kind === "http") {
+          const { url, headers = {}, sse = false } = target;
+          return {
+            name,
+            start: () => startGatewayRemote({ ...upstream, label: name, url, headers, sse }),
+          };
+        }
+        if (target.kind !== "stdio") throw new UsageError(`${name}: not a stdio or URL entry`);
         return {
           name,
-          settings: {
-            command: target.command,
-            args: target.args,
-            env: { ...target.env, ...flagEnv.env },
-            inheritEnv: flagEnv.inheritEnv,
-            cwd: target.cwd,
-            era,
-            timeoutMs,
-            maxUrisPerStream,
-            verbose: options.verbose === true,
-          },
+          start: () =>
+            startGatewayChild({
+              ...upstream,
+              label: name,
+              command: target.command,
+              args: target.args,
+              env: { ...target.env, ...flagEnv.env },
+              inheritEnv: flagEnv.inheritEnv,
+              cwd: target.cwd,
+              verbose: options.verbose === true,
+            }),
         };
       }),
       handlerOptions: {
@@ -324,7 +332,7 @@ const NAME_SEPARATOR = "_";
 
 /**
  * The entries to serve side by side, when there are several: those `--server a,b` names, or
- * with `--config` alone every stdio entry of the file (remote entries are left out, said once).
+ * with `--config` alone every entry of the file (stdio servers and URLs).
  */
 function severalEntries(parsed: ParsedArgs): string[] | undefined {
   const { options } = parsed;
@@ -337,13 +345,7 @@ function severalEntries(parsed: ParsedArgs): string[] | undefined {
     for (const name of names) findServer(config, name);
     return names;
   }
-  const remote = config.entries.filter((entry) => entry.kind !== "stdio");
-  if (remote.length > 0) {
-    logLine(
-      `mcpwire gateway: serving the stdio entries; not ${remote.map((entry) => printableLine(entry.name)).join(", ")} (a URL)`,
-    );
-  }
-  const names = config.entries.filter((entry) => entry.kind === "stdio").map((entry) => entry.name);
+  const names = config.entries.map((entry) => entry.name);
   return names.length > 1 ? names : undefined;
 }
 
