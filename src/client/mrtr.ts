@@ -69,7 +69,10 @@ export async function resolveInputRequired(
   return { result, retried: rounds > 0 };
 }
 
-/** Answers each input request with the matching handler, one after the other in key order. */
+/**
+ * Answers each input request with the matching handler: one after the other in key order, or all
+ * at once with `handlers.concurrent`.
+ */
 export async function answerInputRequests(
   method: string,
   result: JsonObject,
@@ -80,31 +83,36 @@ export async function answerInputRequests(
   if (!isPlainObject(requests)) {
     throw new InvalidResultError(method, result, "inputRequests must be an object");
   }
-  const context = { signal: signal ?? new AbortController().signal };
-  const responses: JsonObject = {};
+  const base = signal ?? new AbortController().signal;
+  const answers: [string, () => Promise<JsonObject>][] = [];
   for (const [key, request] of Object.entries(requests)) {
     if (!isPlainObject(request) || typeof request.method !== "string") {
       throw new InvalidResultError(method, result, `inputRequests.${key} is not a request`);
     }
     const params = isPlainObject(request.params) ? request.params : {};
+    const context = { signal: base, inputKey: key };
     switch (request.method) {
       case "elicitation/create": {
-        if (!handlers.elicitation)
-          throw missingHandler(method, result, request.method, "elicitation");
-        responses[key] = withElicitationDefaults(
-          params,
-          await handlers.elicitation(params, context),
-        );
+        const elicitation = handlers.elicitation;
+        if (!elicitation) throw missingHandler(method, result, request.method, "elicitation");
+        answers.push([
+          key,
+          async () => withElicitationDefaults(params, await elicitation(params, context)),
+        ]);
         break;
       }
-      case "sampling/createMessage":
-        if (!handlers.sampling) throw missingHandler(method, result, request.method, "sampling");
-        responses[key] = await handlers.sampling(params, context);
+      case "sampling/createMessage": {
+        const sampling = handlers.sampling;
+        if (!sampling) throw missingHandler(method, result, request.method, "sampling");
+        answers.push([key, async () => sampling(params, context)]);
         break;
-      case "roots/list":
-        if (!handlers.roots) throw missingHandler(method, result, request.method, "roots");
-        responses[key] = { roots: await handlers.roots(context) };
+      }
+      case "roots/list": {
+        const roots = handlers.roots;
+        if (!roots) throw missingHandler(method, result, request.method, "roots");
+        answers.push([key, async () => ({ roots: await roots(context) })]);
         break;
+      }
       default:
         throw new InputRequiredError(
           method,
@@ -112,6 +120,15 @@ export async function answerInputRequests(
           `unknown input request method ${JSON.stringify(request.method)} (inputRequests.${key})`,
         );
     }
+  }
+  const responses: JsonObject = {};
+  if (handlers.concurrent === true) {
+    const settled = await Promise.all(answers.map(([, answer]) => answer()));
+    answers.forEach(([key], index) => {
+      responses[key] = settled[index]!;
+    });
+  } else {
+    for (const [key, answer] of answers) responses[key] = await answer();
   }
   return responses;
 }

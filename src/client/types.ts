@@ -18,6 +18,8 @@ import type { SchemaValidator } from "../schema/validator.js";
 export interface ServerRequestContext {
   /** Aborted when the server cancels the request or the connection closes. */
   signal: AbortSignal;
+  /** The key of the modern input request this answers (undefined for a legacy request). */
+  inputKey?: string;
 }
 
 export type ServerRequestHandler = (
@@ -41,6 +43,12 @@ export interface ClientHandlers {
   sampling?: ServerRequestHandler;
   /** `roots/list`: resolve with the roots to expose. */
   roots?: (context: ServerRequestContext) => Root[] | Promise<Root[]>;
+  /**
+   * Answer one round's input requests all at once instead of one after another (default:
+   * in turn, as a person answers prompts). A relay that forwards them together, as the
+   * gateway does, sets it.
+   */
+  concurrent?: boolean;
 }
 
 export interface Root {

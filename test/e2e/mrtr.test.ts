@@ -8,7 +8,7 @@ import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { inputServer } from "../fixtures/mrtr-features.js";
 import { type Connector, memoryConnector, tcpConnector } from "../helpers/connectors.js";
 
-const handlers: Required<ClientHandlers> = {
+const handlers: Required<Omit<ClientHandlers, "concurrent">> = {
   elicitation: () => ({ action: "accept", content: { name: "Ada" } }),
   sampling: (params) => {
     const messages = params.messages as JsonObject[];

@@ -130,6 +130,8 @@ export async function gatewayClient(
       capabilities: CHILD_CLIENT_CAPABILITIES,
       tasks: true,
       handlers: {
+        // A round's questions go to the HTTP client together, as the child asked them.
+        concurrent: true,
         elicitation: (params, context) => server!.childHandlers().elicitation!(params, context),
         sampling: (params, context) => server!.childHandlers().sampling!(params, context),
         roots: (context) => server!.childHandlers().roots!(context),

@@ -94,13 +94,19 @@ export class ChildCall {
    * The child asks its client something: answered in this round or a later one. `guessed`:
    * the question names no call and was routed here because this is the only call open.
    */
-  ask(method: ClientRequestMethod, params: JsonObject, guessed = false): Promise<JsonObject> {
+  ask(
+    method: ClientRequestMethod,
+    params: JsonObject,
+    guessed = false,
+    /** The child's own key for it (a modern child's input request), kept for the client. */
+    childKey?: string,
+  ): Promise<JsonObject> {
     if (this.settled) {
       return Promise.reject(new JsonRpcError(ErrorCode.InternalError, "the call has ended"));
     }
     return new Promise((resolve, reject) => {
       this.asked += 1;
-      const key = `${KEY_PREFIX}${this.id}-${this.asked}`;
+      const key = childKey ?? `${KEY_PREFIX}${this.id}-${this.asked}`;
       this.questions.push({ key, method, params, resolve, reject, askedIn: undefined, guessed });
       this.arm();
       this.wake?.();
@@ -254,14 +260,24 @@ export class ParkedCalls {
       return undefined;
     }
     const keys = Object.keys(params.inputResponses);
-    for (const key of keys) {
-      if (!key.startsWith(KEY_PREFIX)) continue;
-      const id = key.slice(KEY_PREFIX.length, key.lastIndexOf("-"));
+    const found = (id: string) => {
       const entry = this.parked.get(id);
-      if (!entry || entry.call.binding !== binding || !entry.call.answeredBy(keys)) continue;
+      if (!entry || entry.call.binding !== binding || !entry.call.answeredBy(keys))
+        return undefined;
       clearTimeout(entry.timer);
       this.parked.delete(id);
       return entry.call;
+    };
+    // The gateway's own keys name their call.
+    for (const key of keys) {
+      if (!key.startsWith(KEY_PREFIX)) continue;
+      const call = found(key.slice(KEY_PREFIX.length, key.lastIndexOf("-")));
+      if (call) return call;
+    }
+    // A modern child's keys are its own: the call is the oldest parked one of this principal,
+    // method and params that asked them.
+    for (const [id, entry] of this.parked) {
+      if (entry.call.binding === binding && entry.call.answeredBy(keys)) return found(id);
     }
     return undefined;
   }

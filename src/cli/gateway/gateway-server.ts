@@ -82,11 +82,6 @@ export const CHILD_CLIENT_CAPABILITIES: ClientCapabilities = Object.freeze({
   sampling: {},
   elicitation: {},
 });
-/** The capabilities `_meta` of a request whose client declared no extensions, made once. */
-const PLAIN_CAPABILITIES_META: JsonObject = Object.freeze({
-  [META.clientCapabilities]: CHILD_CLIENT_CAPABILITIES as JsonObject,
-});
-
 export interface GatewayServerOptions extends McpServerOptions {
   /** Resource URIs one listen stream (or legacy session) may watch; see gateway-subscriptions.ts. */
   maxUrisPerStream?: number;
@@ -191,7 +186,8 @@ export class GatewayServer extends McpServer {
       // child's arrive as stdio requests that name no call: they can only be routed when a
       // single call is open, or, when none is, to a legacy session that can answer.
       const own = this.current.getStore();
-      if (own) return own.ask(method, params);
+      // A modern child's question keeps its own key, so the client sees what the child asked.
+      if (own) return own.ask(method, params, false, asked.inputKey);
       if (this.calls.size === 1) return [...this.calls][0]!.ask(method, params, true);
       if (this.calls.size === 0) return this.askLegacySession(method, params, asked);
       throw new JsonRpcError(
@@ -277,7 +273,9 @@ export class GatewayServer extends McpServer {
       }
       return this.relayTask(method, params, context);
     }
-    if (!PROXIED.has(method)) {
+    // Methods of extensions the child offers (skills/list, resources/directory/read, …) pass
+    // through as the rest do: the child answers, or says it has no such method.
+    if (!PROXIED.has(method) && !offersExtensions(this.child())) {
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     }
     // `_meta` and a multi round-trip retry's answers belong to the HTTP-side round: a retry
@@ -349,6 +347,9 @@ export class GatewayServer extends McpServer {
       this.relayedTasks.created(result, context.principal);
       return withoutServerInfo({ ...result });
     }
+    // An extension's own results (skills/list, …) keep the child's caching hints to a modern
+    // caller: the gateway adds hints only to the methods it knows.
+    if (!PROXIED.has(method) && context.era === "modern") return withoutServerInfo({ ...result });
     return withoutConnectionFields(result);
   }
 
@@ -397,15 +398,11 @@ export class GatewayServer extends McpServer {
     const extensions = bridged
       ? { ...context.clientCapabilities.extensions, [TASKS_EXTENSION]: {} }
       : context.clientCapabilities.extensions;
-    if (relayed === undefined && extensions === undefined && context.logLevel === undefined) {
-      return PLAIN_CAPABILITIES_META;
-    }
+    // The child hears what this caller can answer, so it refuses (-32021) or does without, as
+    // it would for the caller itself, rather than ask what nobody will answer.
+    const asks = questionsAnswered(context.clientCapabilities);
     const own: JsonObject = relayed ?? {};
-    own[META.clientCapabilities] = (
-      extensions === undefined
-        ? CHILD_CLIENT_CAPABILITIES
-        : { ...CHILD_CLIENT_CAPABILITIES, extensions }
-    ) as JsonObject;
+    own[META.clientCapabilities] = extensions === undefined ? asks : { ...asks, extensions };
     // A modern child logs for a request only when asked in its `_meta`, at this call's level.
     if (context.logLevel !== undefined) own[META.logLevel] = context.logLevel;
     return own;
@@ -450,6 +447,20 @@ export class GatewayServer extends McpServer {
   override toolDefinition(name: string): Tool | undefined {
     return this.tools.get(name);
   }
+}
+
+function offersExtensions(child: McpClient): boolean {
+  const extensions = child.serverCapabilities?.extensions;
+  return isPlainObject(extensions) && Object.keys(extensions).length > 0;
+}
+
+/** The questions (roots, sampling, elicitation) a caller declared it answers, as it declared them. */
+function questionsAnswered(declared: ClientCapabilities): JsonObject {
+  const asks: JsonObject = {};
+  if (declared.roots !== undefined) asks.roots = {};
+  if (isPlainObject(declared.sampling)) asks.sampling = declared.sampling;
+  if (isPlainObject(declared.elicitation)) asks.elicitation = declared.elicitation;
+  return asks;
 }
 
 /** Whether a client that declared `declared` may be sent this request (as context.ts checks). */

@@ -1,0 +1,54 @@
+/**
+ * The official server suite, both revisions, against one server's own endpoint of a gateway
+ * serving a whole config file (/servers/ours/mcp, our everything example over stdio, beside
+ * another server): the verdict of scripts/conformance.mjs must be OK, as for the example itself.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { conformance } from "../helpers/conformance-run.js";
+import { fixture, OUR_EVERYTHING } from "./gateway-run.js";
+import { type Running, startCli, stop, whenListening } from "./run-cli.js";
+
+describe("gateway over a config file: the official server suite at /servers/<name>/mcp", {
+  timeout: 300_000,
+}, () => {
+  let dir: string;
+  let gateway: Running;
+  let origin: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mcpwire-gw-suite-"));
+    const config = join(dir, "mcp.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ours: { command: process.execPath, args: OUR_EVERYTHING },
+          plain: { command: process.execPath, args: [fixture("gateway-plain-server")] },
+        },
+      }),
+    );
+    gateway = startCli(["gateway", "--listen", "127.0.0.1:0", "--config", config]);
+    origin = await whenListening(
+      gateway,
+      "the gateway to listen",
+      () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
+      60_000,
+    );
+  });
+  after(async () => {
+    await stop(gateway);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const set of ["2025-11-25", "2026-07-28"] as const) {
+    it(`passes the ${set} requirements`, async () => {
+      const { code, output } = await conformance(`${origin}/servers/ours/mcp`, set);
+      assert.equal(code, 0, output);
+      assert.match(output, /Verdict: OK/);
+    });
+  }
+});
