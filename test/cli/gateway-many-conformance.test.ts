@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { conformance } from "../helpers/conformance-run.js";
-import { fixture, OUR_EVERYTHING } from "./gateway-run.js";
-import { type Running, startCli, stop, whenListening } from "./run-cli.js";
+import { fixture, OUR_EVERYTHING, startConfigGateway } from "./gateway-run.js";
+import { type Running, stop } from "./run-cli.js";
 
 describe("gateway over a config file: the official server suite at /servers/<name>/mcp", {
   timeout: 300_000,
@@ -31,13 +31,7 @@ describe("gateway over a config file: the official server suite at /servers/<nam
         },
       }),
     );
-    gateway = startCli(["gateway", "--listen", "127.0.0.1:0", "--config", config]);
-    origin = await whenListening(
-      gateway,
-      "the gateway to listen",
-      () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
-      60_000,
-    );
+    ({ gateway, origin } = await startConfigGateway(config));
   });
   after(async () => {
     await stop(gateway);

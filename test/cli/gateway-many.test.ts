@@ -14,8 +14,14 @@ import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { processGoneWithin } from "../helpers/process-alive.js";
-import { connectClient, fixture, OUR_EVERYTHING, SERVER_EVERYTHING } from "./gateway-run.js";
-import { type Running, startCli, whenListening } from "./run-cli.js";
+import {
+  connectClient,
+  fixture,
+  OUR_EVERYTHING,
+  SERVER_EVERYTHING,
+  startConfigGateway,
+} from "./gateway-run.js";
+import type { Running } from "./run-cli.js";
 import { runInProcess } from "./run-in-process.js";
 
 interface Health {
@@ -34,6 +40,7 @@ describe("gateway over a whole config file", () => {
     // An HTTP upstream: a server of our own on 127.0.0.1, as a config file's url entry.
     const remote = new McpServer({ serverInfo: { name: "web", version: "1" } });
     remote.tool({ name: "hello", inputSchema: { type: "object" } }, () => "hello from the web");
+    remote.tool({ name: "secret" }, () => "never offered");
     remote.resource({ uri: "mem://notes", name: "notes" }, (uri) => [
       { uri, text: "remote notes" },
     ]);
@@ -49,28 +56,24 @@ describe("gateway over a whole config file", () => {
           official: { command: process.execPath, args: SERVER_EVERYTHING },
           crashy: { command: process.execPath, args: [fixture("crashing-server")] },
           broken: { command: process.execPath, args: [fixture("crashing-server"), "--at-start"] },
-          web: { url: web.url },
+          web: {
+            url: web.url,
+            tools: {
+              deny: ["secret"],
+              rename: { hello: "wave" },
+              descriptions: { hello: "Waves" },
+            },
+          },
           gone: { url: "http://127.0.0.1:9/mcp" },
         },
       }),
     );
-    gateway = startCli([
-      "gateway",
-      "--listen",
-      "127.0.0.1:0",
-      "--config",
-      config,
+    ({ gateway, origin } = await startConfigGateway(config, [
       "--deny-tools",
       "ours_test_error_*",
       "--audit-log",
       auditPath,
-    ]);
-    origin = await whenListening(
-      gateway,
-      "the gateway to listen",
-      () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
-      60_000,
-    );
+    ]));
   });
 
   after(async () => {
@@ -119,12 +122,7 @@ describe("gateway over a whole config file", () => {
       const { client } = await connectClient(`${origin}/mcp`, era);
       try {
         const tools = (await client.listTools()).tools.map((tool) => tool.name);
-        for (const name of [
-          "ours_test_simple_text",
-          "official_echo",
-          "crashy_crash",
-          "web_hello",
-        ]) {
+        for (const name of ["ours_test_simple_text", "official_echo", "crashy_crash", "web_wave"]) {
           assert.ok(tools.includes(name), `${name} missing from ${tools.join()}`);
         }
         assert.ok(
@@ -133,8 +131,14 @@ describe("gateway over a whole config file", () => {
           ),
         );
         assert.ok(!tools.includes("ours_test_error_handling"), "a denied tool is listed");
-        const hello = await client.callTool("web_hello", {});
+        // The entry's own rules: hello offered as wave, with its description; secret hidden.
+        const hello = await client.callTool("web_wave", {});
         assert.equal((hello.content[0] as { text: string }).text, "hello from the web");
+        assert.ok(!tools.includes("web_hello") && !tools.includes("web_secret"));
+        for (const hidden of ["web_hello", "web_secret"]) {
+          const refused = await client.callTool(hidden, {}).catch((error) => error);
+          assert.equal(refused.message, `Unknown tool: ${hidden}`);
+        }
         const notes = await client.readResource("mem://web/notes");
         assert.equal((notes.contents[0] as { text: string }).text, "remote notes");
         const echoed = await client.callTool("official_echo", { message: "through /mcp" });
@@ -218,6 +222,25 @@ describe("gateway over a whole config file", () => {
     } finally {
       await listener.client.close();
       await trigger.client.close();
+    }
+  });
+
+  it("applies an entry's tool rules on its own endpoint too", async () => {
+    const { client } = await connectClient(url("web"), "legacy");
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((tool) => [tool.name, tool.description]),
+        [["wave", "Waves"]],
+      );
+      assert.equal(
+        ((await client.callTool("wave", {})).content[0] as { text: string }).text,
+        "hello from the web",
+      );
+      const refused = await client.callTool("secret", {}).catch((error) => error);
+      assert.equal(refused.message, "Unknown tool: secret");
+    } finally {
+      await client.close();
     }
   });
 
@@ -311,6 +334,21 @@ describe("gateway over a config file: usage", () => {
         run.stderr,
         /with several servers the gateway serves HTTP at \/servers\/<name>\/mcp/,
       );
+    }
+  });
+
+  it("refuses malformed tool rules in an entry, naming them", async () => {
+    const bad = join(dir, "bad.json");
+    const entry = { command: process.execPath, args: [fixture("gateway-plain-server")] };
+    for (const [tools, message] of [
+      [{ allow: "x" }, /"tools.allow" must be an array of non-empty strings/],
+      [{ rename: { a: "x", b: "x" } }, /"tools.rename" gives two tools the name x/],
+      [{ hide: ["x"] }, /unknown "tools.hide"/],
+    ] as const) {
+      writeFileSync(bad, JSON.stringify({ mcpServers: { a: { ...entry, tools }, b: entry } }));
+      const run = await runInProcess(["gateway", "--config", bad]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, message);
     }
   });
 

@@ -51,6 +51,21 @@ export async function startGateway(
   return { gateway, url };
 }
 
+/** `gateway --listen 127.0.0.1:0 --config <file> [options]`, once it listens (its origin). */
+export async function startConfigGateway(
+  config: string,
+  options: string[] = [],
+): Promise<{ gateway: Running; origin: string }> {
+  const gateway = startCli(["gateway", "--listen", "127.0.0.1:0", "--config", config, ...options]);
+  const origin = await whenListening(
+    gateway,
+    "the gateway to listen",
+    () => /^listening on (\S+)$/m.exec(gateway.stderr())?.[1],
+    60_000,
+  );
+  return { gateway, origin };
+}
+
 /** Our client over HTTP, in the era asked for; notifications are collected in `seen`. */
 export async function connectClient(
   url: string,

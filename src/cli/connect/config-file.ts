@@ -12,7 +12,19 @@ import { CliError, UsageError } from "../core/errors.js";
  * variables are expanded only for the entry a command uses (config-variables.ts), so an unset
  * variable in another entry breaks nothing.
  */
-export type ServerEntry =
+/**
+ * An entry's `"tools"`: what the gateway offers of its tools. `allow`/`deny` are globs on the
+ * server's names, `rename` maps a server's name to the offered one, `descriptions` a server's
+ * name to the description offered instead. Hosts ignore the key.
+ */
+export interface ToolRules {
+  allow?: readonly string[];
+  deny?: readonly string[];
+  rename?: Readonly<Record<string, string>>;
+  descriptions?: Readonly<Record<string, string>>;
+}
+
+export type ServerEntry = (
   | {
       name: string;
       kind: "stdio";
@@ -26,7 +38,8 @@ export type ServerEntry =
       kind: "http" | "sse";
       url: string;
       headers: Record<string, string>;
-    };
+    }
+) & { tools?: ToolRules };
 
 /** A VS Code `inputs` declaration: what `${input:id}` asks for. */
 export interface InputDeclaration {
@@ -92,6 +105,42 @@ export function readServerConfig(path: string): ServerConfig {
 
 function readEntry(name: string, entry: unknown, fail: (what: string) => never): ServerEntry {
   if (!isPlainObject(entry)) return fail("must be an object");
+  const tools = entry.tools === undefined ? {} : { tools: readToolRules(entry.tools, fail) };
+  return { ...readServer(name, entry, fail), ...tools };
+}
+
+function readToolRules(value: unknown, fail: (what: string) => never): ToolRules {
+  if (!isPlainObject(value)) return fail('"tools" must be an object');
+  const globs = (field: "allow" | "deny") => {
+    const list = value[field];
+    if (list === undefined) return {};
+    if (!Array.isArray(list) || !list.every((glob) => typeof glob === "string" && glob !== "")) {
+      return fail(`"tools.${field}" must be an array of non-empty strings`);
+    }
+    return { [field]: list as string[] };
+  };
+  const known = new Set(["allow", "deny", "rename", "descriptions"]);
+  for (const key of Object.keys(value)) {
+    if (!known.has(key))
+      fail(`unknown "tools.${printableLine(key)}" (allow, deny, rename, descriptions)`);
+  }
+  const rename = stringMap(value.rename, "tools.rename", fail);
+  const targets = Object.values(rename);
+  const twice = targets.find((target, index) => targets.indexOf(target) !== index);
+  if (twice !== undefined) fail(`"tools.rename" gives two tools the name ${printableLine(twice)}`);
+  return {
+    ...globs("allow"),
+    ...globs("deny"),
+    rename,
+    descriptions: stringMap(value.descriptions, "tools.descriptions", fail),
+  };
+}
+
+function readServer(
+  name: string,
+  entry: Record<string, unknown>,
+  fail: (what: string) => never,
+): ServerEntry {
   const type = entry.type;
   if (type !== undefined && typeof type !== "string") fail('"type" must be a string');
   if (entry.command !== undefined || type === "stdio") {

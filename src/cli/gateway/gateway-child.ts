@@ -6,6 +6,7 @@
 import { McpClient } from "../../client/mcp-client.js";
 import type { Transport } from "../../protocol/transport.js";
 import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
+import type { ToolRules } from "../connect/config-file.js";
 import { logLine } from "../connect/session.js";
 import { WireLogTransport } from "../connect/wire-log.js";
 import { instrumentClient, instrumentServer } from "../core/instrumentation.js";
@@ -106,6 +107,8 @@ export interface UpstreamSettings {
   era: "auto" | "modern" | "legacy";
   timeoutMs: number | undefined;
   maxUrisPerStream: number;
+  /** The config entry's rules for its tools, if it has any. */
+  toolRules?: ToolRules;
 }
 
 /**
@@ -152,6 +155,7 @@ export async function gatewayClient(
     onError: (error) => logLine(mark(`mcpwire gateway: ${error.message}`)),
     maxUrisPerStream: settings.maxUrisPerStream,
     childTimeoutMs: settings.timeoutMs,
+    ...(settings.toolRules ? { toolRules: settings.toolRules } : {}),
   });
   instrumentServer(server);
   server.start();

@@ -20,7 +20,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpClient } from "../../client/mcp-client.js";
 import type { CallOptions, ClientHandlers, ServerRequestContext } from "../../client/types.js";
-import { ErrorCode, isPlainObject, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
+import {
+  ErrorCode,
+  InvalidParamsError,
+  isPlainObject,
+  JsonRpcError,
+  LocalError,
+} from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { ClientCapabilities, ServerCapabilities, Tool } from "../../protocol/mcp-types.js";
 import { META } from "../../protocol/meta.js";
@@ -32,6 +38,7 @@ import type { McpServerOptions } from "../../server/server-core.js";
 import { LEGACY_TASK_METHODS, legacyTasksCapability } from "../../server/tasks/legacy-wire.js";
 import { callWithTask } from "../../server/tasks/task-call.js";
 import { declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "../../server/tasks/wire.js";
+import type { ToolRules } from "../connect/config-file.js";
 import { writeErr } from "../core/terminal.js";
 import {
   bridgedSupport,
@@ -45,6 +52,7 @@ import { relayedMeta } from "./gateway-meta.js";
 import { ChildCall, ParkedCalls } from "./gateway-rounds.js";
 import { ChildEventSource } from "./gateway-subscriptions.js";
 import { RelayedTasks } from "./gateway-tasks.js";
+import { ToolRuleSet } from "./gateway-tool-rules.js";
 
 const DEFAULT_CHILD_TIMEOUT_MS = 60_000;
 
@@ -96,6 +104,8 @@ export interface GatewayServerOptions extends McpServerOptions {
   childTimeoutMs?: number;
   /** Tasks whose owner the gateway remembers at once (see gateway-tasks.ts). */
   maxRelayedTasks?: number;
+  /** The config entry's rules for its tools (allow, deny, rename, descriptions). */
+  toolRules?: ToolRules;
 }
 
 export class GatewayServer extends McpServer {
@@ -112,6 +122,7 @@ export class GatewayServer extends McpServer {
   private readonly childEvents: ChildEventSource;
   private readonly logs: GatewayLogs;
   private readonly relayedTasks: RelayedTasks;
+  private readonly toolRules: ToolRuleSet | undefined;
 
   constructor(child: () => McpClient, options: GatewayServerOptions) {
     const report = (error: Error) => {
@@ -124,6 +135,7 @@ export class GatewayServer extends McpServer {
       maxParkedCalls,
       childTimeoutMs,
       maxRelayedTasks,
+      toolRules,
       ...serverOptions
     } = options;
     const relayedTasks = new RelayedTasks(maxRelayedTasks);
@@ -141,6 +153,7 @@ export class GatewayServer extends McpServer {
     this.relayedTasks = relayedTasks;
     this.parked = new ParkedCalls(parkedCallMs, maxParkedCalls);
     this.childTimeoutMs = childTimeoutMs ?? DEFAULT_CHILD_TIMEOUT_MS;
+    this.toolRules = toolRules === undefined ? undefined : new ToolRuleSet(toolRules);
     this.logs = new GatewayLogs({
       child: () => ({
         era: child().era,
@@ -282,11 +295,13 @@ export class GatewayServer extends McpServer {
     // that answers a parked call's questions resumes that call (gateway-rounds.ts), anything
     // else is a new call on the child.
     const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
+    if (method === "tools/call" && this.toolRules)
+      forwarded.name = this.serverToolName(params.name);
     const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
     if (method === "tools/call") {
       const child = this.child();
       const tool =
-        childTaskForm(child) === "legacy" ? await this.childTool(params.name) : undefined;
+        childTaskForm(child) === "legacy" ? await this.childTool(forwarded.name) : undefined;
       const support = bridgedSupport(child, tool, context);
       if (support !== undefined) {
         const { task, ...call } = forwarded;
@@ -338,8 +353,14 @@ export class GatewayServer extends McpServer {
     }
     if (method === "tools/list" && Array.isArray(result.tools)) {
       for (const tool of result.tools as Tool[]) this.tools.set(tool.name, tool);
+      if (this.toolRules) {
+        result = {
+          ...result,
+          tools: this.toolRules.offered(result.tools as Tool[]) as unknown as JsonObject[],
+        };
+      }
       if (context.era === "legacy" && childTaskForm(this.child()) === "extension") {
-        result = { ...result, tools: withTaskSupport(result.tools) };
+        result = { ...result, tools: withTaskSupport(result.tools as unknown[]) };
       }
     }
     if (result.resultType === "task") {
@@ -445,7 +466,18 @@ export class GatewayServer extends McpServer {
 
   /** The child's tool definitions as last listed, for the HTTP binding's Mcp-Param-* checks. */
   override toolDefinition(name: string): Tool | undefined {
-    return this.tools.get(name);
+    if (!this.toolRules) return this.tools.get(name);
+    const server = this.toolRules.serverName(name);
+    const tool = server === undefined ? undefined : this.tools.get(server);
+    return tool && { ...tool, name };
+  }
+
+  /** The child's name for a tool called by its offered name; unknown if the rules hide it. */
+  private serverToolName(name: unknown): unknown {
+    if (typeof name !== "string") return name;
+    const server = this.toolRules!.serverName(name);
+    if (server === undefined) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
+    return server;
   }
 }
 

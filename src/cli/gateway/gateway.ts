@@ -8,7 +8,7 @@ import {
   type SocketTarget,
 } from "../../transports/socket/target.js";
 import { childEnvSettings, ENV_OPTIONS, ENV_USAGE, hasEnvOptions } from "../connect/child-env.js";
-import { findServer, readServerConfig } from "../connect/config-file.js";
+import { DEFAULT_CONFIG, findServer, readServerConfig } from "../connect/config-file.js";
 import { httpAuthProvider } from "../connect/http-auth.js";
 import { AUTH_OPTIONS } from "../connect/http-auth-options.js";
 import { logLine } from "../connect/session.js";
@@ -207,7 +207,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       port,
       entries: many.map((name) => {
         const target = configTarget({ ...options, server: name }, process.env, true);
-        const upstream: UpstreamSettings = { era, timeoutMs, maxUrisPerStream };
+        const toolRules = entryToolRules(options, name);
+        const upstream: UpstreamSettings = { era, timeoutMs, maxUrisPerStream, toolRules };
         if (target.kind === "http") {
           const { url, headers = {}, sse = false } = target;
           return {
@@ -273,6 +274,9 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
     verbose,
     label: "child",
+    ...(fromConfig
+      ? { toolRules: entryToolRules(options, options.server as string | undefined) }
+      : {}),
   });
   const { supervised, server } = child;
   rules.apply(server, undefined);
@@ -347,6 +351,14 @@ function severalEntries(parsed: ParsedArgs): string[] | undefined {
   }
   const names = config.entries.map((entry) => entry.name);
   return names.length > 1 ? names : undefined;
+}
+
+/** The `"tools"` rules of the config entry `name`, if it has some. */
+function entryToolRules(options: ParsedArgs["options"], name: string | undefined) {
+  if (options.config === undefined && name === undefined) return undefined;
+  const config = readServerConfig((options.config as string | undefined) ?? DEFAULT_CONFIG);
+  const entry = name === undefined ? config.entries[0] : findServer(config, name);
+  return entry?.tools;
 }
 
 /** The stdio server `--server NAME` picks from `--config FILE`, if asked. */
