@@ -24,6 +24,11 @@ export interface Row {
   native?: boolean;
   /** mcpwire's server traced by mcpwire/otel: API only (no provider), or the SDK in memory. */
   otel?: OtelMode;
+  /**
+   * Behind `mcpwire gateway --config` with this many echo servers (stdio children), called at
+   * the first one's own endpoint (/servers/echo0/mcp).
+   */
+  gateway?: number;
 }
 
 export interface Case {
@@ -207,6 +212,23 @@ export function benchCases(settings: Settings): Case[] {
         ],
       });
     }
+  }
+  // Issue 29's budgets: a call through the gateway to a stdio echo server at least 0.6× the same
+  // server served directly over HTTP, and no slower with ten servers configured than with one.
+  for (const concurrency of [1, 64]) {
+    cases.push({
+      id: `gateway-json-c${concurrency}`,
+      title: `HTTP modern through mcpwire gateway to a stdio server, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
+      primary: "reqPerSec",
+      primaryLabel: "req/s",
+      secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
+      spec: { workload: "http", sse: false, concurrency, seconds: settings.httpSeconds },
+      rows: [
+        OUR_SERVER,
+        { ...OUR_SERVER, label: "mcpwire gateway, 1 server ← bare client", gateway: 1 },
+        { ...OUR_SERVER, label: "mcpwire gateway, 10 servers ← bare client", gateway: 10 },
+      ],
+    });
   }
   // Issue 28's budgets: the otel middleware with no provider registered is within noise of no
   // tracing; with the SDK recording every span and metric in memory, at most 15% below it.

@@ -214,6 +214,7 @@ async function main(): Promise<void> {
           ...(row.runtime ? { runtime: row.runtime } : {}),
           ...(row.native ? { native: true } : {}),
           ...(row.otel ? { otel: row.otel } : {}),
+          ...(row.gateway ? { gateway: row.gateway } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

@@ -5,6 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startNginx } from "../test/helpers/nginx.js";
 import { startPrivateRedis } from "../test/helpers/redis.js";
@@ -76,6 +79,8 @@ export interface TrialSpec {
   native?: boolean;
   /** mcpwire's server only: traced by mcpwire/otel (`--otel api|memory`). */
   otel?: OtelMode;
+  /** HTTP: mcpwire's echo server as this many stdio children of `mcpwire gateway --config`. */
+  gateway?: number;
 }
 
 export type Runtime = "node" | "bun";
@@ -132,12 +137,46 @@ const HEAP_WORKLOADS = new Set<Workload>(["legacy", "legacy-heap"]);
  */
 const MEMORY_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-space-size=16"];
 
+/**
+ * `mcpwire gateway --config` over `count` echo servers on stdio; the URL is the first one's own
+ * endpoint. The gateway process is the measured server (its children's CPU is not counted).
+ */
+async function startGateway(count: number): Promise<{ child: ChildProcess; url: string }> {
+  const echo = fileURLToPath(new URL(SERVER_SCRIPTS.mcpwire, import.meta.url));
+  const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), "mcpwire-bench-gateway-"));
+  const config = join(dir, "mcp.json");
+  const servers: Record<string, { command: string; args: string[] }> = {};
+  for (let i = 0; i < count; i++)
+    servers[`echo${i}`] = { command: process.execPath, args: [echo, "--stdio"] };
+  writeFileSync(config, JSON.stringify({ mcpServers: servers }));
+  const args = [cli, "gateway", "--listen", "127.0.0.1:0", "--config", config];
+  // One entry alone is served at /mcp; a list (trailing comma) serves it the many-server way.
+  if (count === 1) args.push("--server", "echo0,");
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: serverEnv({}),
+  });
+  child.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  let seen = "";
+  const origin = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`gateway exited early (${code}): ${seen}`)));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      const match = /^listening on (\S+)$/m.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+  });
+  return { child, url: `${origin}/servers/echo0/mcp` };
+}
+
 /** Starts an HTTP server child and waits for its `listening <url>` line. */
 async function startHttpServer(
   spec: TrialSpec,
   issuer?: string,
   extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
+  if (spec.gateway !== undefined) return startGateway(spec.gateway);
   const args = ["--http", ...middlewareArgs(spec), ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);

@@ -79,7 +79,8 @@ Options:
                            each costs a subscription on the child
   --verbose                the child's wire and stderr on stderr
   --config <file> --server <name>  the child from an MCP config file instead of -- <command>
-  --config <file> [--server a,b]   several servers of the file (every entry, or those named;
+  --config <file> [--server a,b]   several servers of the file (every entry, or those named
+                           – "a," is a list of one;
                            a url entry with its headers and stored tokens): all at /mcp (names <server>_<name>, resource URIs carrying
                            the server) and each at /servers/<name>/mcp, supervised on its own;
                            GET /healthz reports each (200 "ok" or "degraded" while any is up)
@@ -345,7 +346,7 @@ function severalEntries(parsed: ParsedArgs): string[] | undefined {
   if (named !== undefined && !named.includes(",")) return undefined;
   const config = readServerConfig(options.config as string);
   if (named !== undefined) {
-    const names = named.split(",").map((name) => name.trim());
+    const names = [...new Set(named.split(",").map((name) => name.trim()))].filter(Boolean);
     for (const name of names) findServer(config, name);
     return names;
   }
