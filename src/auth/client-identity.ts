@@ -113,10 +113,7 @@ export async function knownClientIdentity(
 }
 
 /** Whether the pre-registered client (if any) may be used at `issuer`. */
-export async function bindingAllows(
-  options: ClientIdentityOptions,
-  issuer: string,
-): Promise<boolean> {
+async function bindingAllows(options: ClientIdentityOptions, issuer: string): Promise<boolean> {
   const binding = options.clientIssuer;
   if (options.clientId === undefined || binding === undefined) return true;
   return typeof binding === "string" ? binding === issuer : (await binding(issuer)) === true;

@@ -239,7 +239,7 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 }
 
 /** The file's content checked for the shape we write; anything else is a clear error. */
-export function parseStore(text: string, file: string): StoreFile {
+function parseStore(text: string, file: string): StoreFile {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -38,7 +38,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 256 * 1024;
 
 /** Whom the requests are made for, and so which addresses they may reach. */
-export interface AddressScope {
+interface AddressScope {
   /** The MCP server: loopback or private targets only when it is loopback or private itself. */
   readonly endpoint: URL;
   /** How names are resolved. Default dns.lookup. */
@@ -212,7 +212,7 @@ export function addressScope(
 }
 
 /** Throws unless `url` is on the origin of `issuer` (credentials go nowhere else). */
-export function assertIssuerOrigin(
+function assertIssuerOrigin(
   url: URL | string | undefined,
   issuer: string,
   step: AuthorizationStep,

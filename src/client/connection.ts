@@ -719,7 +719,7 @@ export class ClientConnection {
 }
 
 /** An extension of any host, as far as the connection half needs to know it. */
-export type AnyClientExtension = Extension<never, ServerRequestContext, ClientMiddlewareContext>;
+type AnyClientExtension = Extension<never, ServerRequestContext, ClientMiddlewareContext>;
 
 /** `declared` with `extensions[id]` set (a copy; the caller's object is never changed). */
 function withExtension(

@@ -15,10 +15,10 @@ import { isLegacyVersion, MODERN_VERSIONS } from "../protocol/versions.js";
 import { completeResult, InputRequiredError, InvalidResultError } from "./results.js";
 
 /** Sends `server/discover` with modern `_meta` declaring `version`. */
-export type DiscoverSender = (version: string, options: RequestOptions) => Promise<JsonObject>;
+type DiscoverSender = (version: string, options: RequestOptions) => Promise<JsonObject>;
 
 /** Errors only a modern server sends: receiving one proves the server modern. */
-export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
   ErrorCode.MissingRequiredClientCapability,
   ErrorCode.UnsupportedProtocolVersion,
@@ -47,7 +47,7 @@ export class ModernHandshakeError extends Error {
 }
 
 /** The versions we would declare: the caller's preference first, then the library's newest. */
-export function modernVersionsWeSpeak(preferred: string): string[] {
+function modernVersionsWeSpeak(preferred: string): string[] {
   const ours = [...MODERN_VERSIONS].sort().reverse() as string[];
   return ours.includes(preferred) ? ours : [preferred, ...ours];
 }
@@ -60,7 +60,7 @@ export function chooseModernVersion(
   return modernVersionsWeSpeak(preferred).find((version) => offered.includes(version));
 }
 
-export interface DiscoverOutcome {
+interface DiscoverOutcome {
   /** The version to declare on every request from now on. */
   version: string;
   result: JsonObject;
@@ -113,7 +113,7 @@ export async function discoverModern(
   return { version, result: complete };
 }
 
-export type ProbeOutcome =
+type ProbeOutcome =
   | ({ era: "modern" } & DiscoverOutcome)
   | { era: "legacy"; reason: string }
   /** The channel went away during the probe (a legacy stdio server exiting on unknown input). */

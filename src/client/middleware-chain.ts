@@ -19,7 +19,7 @@ export type ClientMiddlewareContext = MiddlewareContext;
 export type ClientMiddleware = Middleware<ClientMiddlewareContext>;
 
 /** Sends one request on the wire (the end of the chain). */
-export type WireSend = (
+type WireSend = (
   method: string,
   params: JsonObject | undefined,
   options: RequestOptions,

@@ -20,7 +20,7 @@ function keyParams(params: JsonObject | undefined): JsonObject {
 }
 
 /** ttlMs as the spec wants it read: absent, negative or nonsense means 0 (stale at once). */
-export function ttlOf(result: JsonObject): number {
+function ttlOf(result: JsonObject): number {
   const ttl = result.ttlMs;
   return typeof ttl === "number" && Number.isFinite(ttl) && ttl > 0 ? ttl : 0;
 }

@@ -15,7 +15,7 @@ import { ignoring } from "../text/ignored-error.js";
 import { Subscription, type SubscriptionEnd } from "./subscription.js";
 
 /** What the registry needs from the connection. */
-export interface SubscriptionChannel {
+interface SubscriptionChannel {
   era(): Era;
   serverCapabilities(): ServerCapabilities;
   /** Sends `subscriptions/listen` with the modern `_meta` added. */

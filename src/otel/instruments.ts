@@ -17,7 +17,7 @@ import {
 } from "@opentelemetry/api";
 import { DURATION_BUCKETS, INSTRUMENTATION_SCOPE, METRIC, METRIC_UNIT } from "./conventions.js";
 
-export interface Instruments {
+interface Instruments {
   /** Undefined when no tracer provider is registered. */
   tracer: Tracer | undefined;
   /** Undefined when no meter provider is registered. */

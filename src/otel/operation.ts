@@ -24,10 +24,10 @@ import { instruments } from "./instruments.js";
 import { errorOutcome, type Outcome, resultOutcome } from "./outcome.js";
 import { extractReceived } from "./propagation.js";
 
-export type Side = "client" | "server";
+type Side = "client" | "server";
 
 /** What a receiver knows about where the trace context came from. */
-export interface ReceivedCarriers {
+interface ReceivedCarriers {
   /** The request's `_meta`. */
   meta?: Record<string, unknown> | undefined;
   /** One header of the HTTP request it came in, when it came over HTTP. */

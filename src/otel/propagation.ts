@@ -39,7 +39,7 @@ const metaGetter: TextMapGetter<JsonObject> = {
 };
 
 /** An HTTP request's headers, read one at a time (the trace context fields only). */
-export type HeaderReader = (name: string) => string | undefined;
+type HeaderReader = (name: string) => string | undefined;
 
 const headerGetter: TextMapGetter<HeaderReader> = {
   keys: () => [...TRACE_META_KEYS],
@@ -64,7 +64,7 @@ export function injectIntoMeta(
 }
 
 /** The parent of a receiver's span and the other contexts it links to. */
-export interface ReceivedContext {
+interface ReceivedContext {
   parent: Context;
   links: Link[];
 }

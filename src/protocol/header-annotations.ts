@@ -7,7 +7,7 @@ import { paramHeaderName, paramHeaderValue } from "./http-headers.js";
 
 export const X_MCP_HEADER = "x-mcp-header";
 
-export interface HeaderAnnotation {
+interface HeaderAnnotation {
   /** The annotation value: the `{Name}` of `Mcp-Param-{Name}`. */
   name: string;
   /** Chain of `properties` keys from the schema root to the annotated property. */
@@ -16,7 +16,7 @@ export interface HeaderAnnotation {
   type: string | undefined;
 }
 
-export interface AnnotationScan {
+interface AnnotationScan {
   /** Every annotation found on a `properties` chain, valid or not (the server checks these). */
   annotations: HeaderAnnotation[];
   /** Set when the tool definition is invalid; a client drops such a tool from its list. */

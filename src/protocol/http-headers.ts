@@ -100,7 +100,7 @@ function isPadded(value: string): boolean {
   return first === 0x20 || first === 0x09 || last === 0x20 || last === 0x09;
 }
 
-export type DecodeResult = { ok: true; value: string } | { ok: false; reason: string };
+type DecodeResult = { ok: true; value: string } | { ok: false; reason: string };
 
 /**
  * Server side: reads a received header value. Surrounding whitespace is not part of a field

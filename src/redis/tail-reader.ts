@@ -170,7 +170,7 @@ function streamsIn(reply: unknown): string[] {
 }
 
 /** Orders stream ids `ms-seq`. */
-export function compareIds(a: string, b: string): number {
+function compareIds(a: string, b: string): number {
   const [am = 0n, as = 0n] = a.split("-").map((part) => BigInt(part));
   const [bm = 0n, bs = 0n] = b.split("-").map((part) => BigInt(part));
   if (am !== bm) return am < bm ? -1 : 1;

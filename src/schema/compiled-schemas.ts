@@ -38,7 +38,7 @@ export interface CompiledSchemasOptions {
 }
 
 export const DEFAULT_MAX_SCHEMA_DEPTH = 64;
-export const DEFAULT_MAX_SCHEMA_BYTES = 1_000_000;
+const DEFAULT_MAX_SCHEMA_BYTES = 1_000_000;
 
 /** `$schema` URIs keyed by a normalised form (https, no trailing #). */
 const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([

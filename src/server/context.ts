@@ -16,7 +16,7 @@ export type LogFunction = (data: unknown, logger?: string) => Promise<void>;
 export type RequestLogger = Record<LoggingLevel, LogFunction>;
 
 /** What is known about a request before its handler runs. */
-export interface RequestFacts {
+interface RequestFacts {
   requestId: JsonRpcId;
   method: string;
   /** Aborted when the client cancels, disconnects, or the server shuts down. */

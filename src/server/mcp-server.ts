@@ -285,8 +285,13 @@ export class McpServer {
     return () => this.changeListeners.delete(listener);
   }
 
-  /** Serves one transport; resolves once it is started. */
-  connect(transport: Transport): ServerConnection {
+  /** Serves one transport, started at once; it runs until the transport or the server closes. */
+  connect(transport: Transport): void {
+    this.serve(transport);
+  }
+
+  /** @internal connect() for the transports, which keep the connection (its session, its era). */
+  serve(transport: Transport): ServerConnection {
     const connection = new ServerConnection(this, transport);
     this.connections.add(connection);
     connection.start();
@@ -308,7 +313,7 @@ export class McpServer {
     this.peerFaults.flush();
   }
 
-  /** The initialized legacy sessions, oldest first (for servers that relay another). */
+  /** @internal The initialized legacy sessions, oldest first (for servers that relay another). */
   legacySessions(): LegacySessionView[] {
     const sessions: LegacySessionView[] = [];
     for (const connection of this.connections) {

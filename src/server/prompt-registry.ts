@@ -17,7 +17,7 @@ export interface PromptOptions {
   scopes?: readonly string[];
 }
 
-export interface RegisteredPrompt {
+interface RegisteredPrompt {
   prompt: Prompt;
   handler: PromptHandler;
   options: PromptOptions;

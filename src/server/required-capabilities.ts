@@ -30,7 +30,7 @@ export function checkRequiredCapabilities(required: unknown, where: string): voi
  * What of `required` the client did not declare, in the shape of -32021's
  * data.requiredCapabilities; undefined when it declared everything.
  */
-export function missingCapabilities(
+function missingCapabilities(
   required: JsonObject,
   declared: unknown,
   name?: string,

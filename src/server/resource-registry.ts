@@ -40,12 +40,12 @@ export interface TemplateOptions extends ResourceOptions {
   complete?: Record<string, Completer>;
 }
 
-export interface RegisteredResource {
+interface RegisteredResource {
   resource: Resource;
   read: ReadHandler;
   options: ResourceOptions;
 }
-export interface RegisteredTemplate {
+interface RegisteredTemplate {
   template: ResourceTemplate;
   matcher: UriTemplate;
   read: TemplateReadHandler;

@@ -23,11 +23,11 @@ export interface StandardSchemaProps<Input = unknown, Output = Input> {
   };
 }
 
-export type StandardResult<Output> =
+type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
   | { readonly issues: ReadonlyArray<StandardIssue> };
 
-export interface StandardIssue {
+interface StandardIssue {
   readonly message: string;
   readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
 }
@@ -99,7 +99,7 @@ export function toJsonSchema(
   }
 }
 
-export type ParseResult = { ok: true; value: unknown } | { ok: false; message: string };
+type ParseResult = { ok: true; value: unknown } | { ok: false; message: string };
 export type StandardParser = (value: unknown) => Promise<ParseResult>;
 
 const MAX_ISSUES_SHOWN = 3;

@@ -176,7 +176,7 @@ const LIST_FLAG = {
  * A task's status goes only to a stream of the principal owning it (`owner`, its taskOwner
  * key): naming someone else's task id in a filter must reveal nothing.
  */
-export function notificationFor(
+function notificationFor(
   event: SubscriptionEvent,
   filter: SubscriptionFilter,
   owner?: string,
@@ -195,7 +195,7 @@ export function notificationFor(
   return { method: "notifications/resources/updated", params: { uri: event.uri } };
 }
 
-export interface ListenInputs {
+interface ListenInputs {
   /** The listen request's id: the subscription id on every message of the stream. */
   id: JsonRpcId;
   requested: SubscriptionFilter;

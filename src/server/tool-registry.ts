@@ -84,7 +84,7 @@ export interface ToolOptions {
   task?: ToolTaskOptions;
 }
 
-export interface RegisteredTool {
+interface RegisteredTool {
   tool: Tool;
   handler: ToolHandler;
   /** options.requiredClientCapabilities, when any (with the extension for `required` tasks). */

@@ -8,7 +8,7 @@ export const MAX_TEMPLATE_LENGTH = 8192;
 /** At most this many `{…}` expressions per template, keeping `match` bounded. */
 export const MAX_EXPRESSIONS = 128;
 
-export type Operator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
+type Operator = "" | "+" | "#" | "." | "/" | ";" | "?" | "&";
 
 export interface OperatorRules {
   first: string;

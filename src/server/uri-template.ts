@@ -21,7 +21,7 @@ import {
 
 export { MAX_EXPRESSIONS, MAX_TEMPLATE_LENGTH } from "./uri-template-syntax.js";
 
-export type UriTemplateValue =
+type UriTemplateValue =
   | string
   | number
   | boolean
@@ -29,7 +29,7 @@ export type UriTemplateValue =
   | Readonly<Record<string, string>>
   | undefined;
 export type UriTemplateVariables = Record<string, UriTemplateValue>;
-export type UriTemplateMatch = Record<string, string | string[]>;
+type UriTemplateMatch = Record<string, string | string[]>;
 
 /** A `{…}` (or a run of query expressions) as seen by the matcher. */
 interface Segment {

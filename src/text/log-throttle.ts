@@ -1,4 +1,5 @@
 import { unref } from "../platform/scheduling.js";
+
 /**
  * Keeps a peer from flooding our logs. Whatever a peer can cause over and over (replies to ids
  * we never sent, unreadable messages, streams it does not read) would otherwise cost one log
@@ -10,7 +11,7 @@ import { unref } from "../platform/scheduling.js";
  * one entry per kind with an open window.
  */
 
-export interface LogThrottleOptions<T> {
+interface LogThrottleOptions<T> {
   /** Length of a window (ms). 0 or less turns throttling off: every entry is emitted. */
   intervalMs: number;
   /** Where entries (and summaries) go. */

@@ -7,6 +7,7 @@ import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { buildSubscriptionServer } from "../fixtures/subscriptions-server.js";
+import { until } from "../helpers/poll.js";
 
 const SUB_ID = "io.modelcontextprotocol/subscriptionId";
 
@@ -14,7 +15,7 @@ const SUB_ID = "io.modelcontextprotocol/subscriptionId";
 function connectRecorded(era: "modern" | "legacy") {
   const server = buildSubscriptionServer();
   const [serverSide, clientSide] = createMemoryPair();
-  const connection = server.connect(serverSide);
+  const connection = server.serve(serverSide);
   const sent: JsonRpcMessage[] = [];
   const recording: Transport = {
     closed: clientSide.closed,
@@ -27,14 +28,6 @@ function connectRecorded(era: "modern" | "legacy") {
   };
   const client = new McpClient({ clientInfo: { name: "subs-client", version: "1" }, era });
   return { server, connection, sent, client, transport: recording };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(5);
-  }
 }
 
 /** Reads notifications into an array as they come. */

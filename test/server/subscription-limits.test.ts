@@ -39,7 +39,7 @@ function uris(count: number, from = 0): string[] {
 /** A modern client over a memory pair: listen() resolves with the ack, or the error reply. */
 function client(server: McpServer) {
   const [serverSide, clientSide] = createMemoryPair();
-  const connection = server.connect(serverSide);
+  const connection = server.serve(serverSide);
   const waiting = new Map<unknown, (message: Reply) => void>();
   clientSide.start({
     message: (message: JsonRpcMessage) => {

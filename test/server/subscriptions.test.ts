@@ -9,6 +9,7 @@ import {
   type SubscriptionEventSource,
 } from "../../src/server/subscriptions.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
+import { until } from "../helpers/poll.js";
 
 const MODERN = "2026-07-28";
 const SUB_ID = "io.modelcontextprotocol/subscriptionId";
@@ -40,7 +41,7 @@ function buildServer(options: Partial<ConstructorParameters<typeof McpServer>[0]
 /** A raw client: records every message on the wire, in order. */
 function rawClient(server: McpServer) {
   const [serverSide, clientSide] = createMemoryPair();
-  const connection = server.connect(serverSide);
+  const connection = server.serve(serverSide);
   const received: JsonRpcMessage[] = [];
   clientSide.start({ message: (message) => received.push(message) });
   const send = (message: JsonObject) => clientSide.send(message as unknown as JsonRpcMessage);
@@ -62,14 +63,6 @@ function rawClient(server: McpServer) {
       return tagged === id || resultTag === id || (message as { id?: unknown }).id === id;
     });
   return { received, send, listen, cancel, forId, connection, clientSide };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(5);
-  }
 }
 
 function methodOf(message: JsonRpcMessage): string | undefined {

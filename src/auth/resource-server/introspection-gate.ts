@@ -8,7 +8,7 @@
 import { InvalidTokenError, type VerifiedToken } from "./principal.js";
 import { TokenCache } from "./token-cache.js";
 
-export interface IntrospectionGateOptions {
+interface IntrospectionGateOptions {
   maxConcurrent: number;
   maxQueued: number;
   /** Longest a request waits in the queue (ms). */
@@ -20,7 +20,7 @@ export interface IntrospectionGateOptions {
 }
 
 /** Too many introspections at once: the token is not known to be bad, it cannot be checked now. */
-export class IntrospectionBusyError extends Error {
+class IntrospectionBusyError extends Error {
   override readonly name = "IntrospectionBusyError";
 }
 

@@ -6,7 +6,7 @@
 import type { DpopChecker } from "./dpop.js";
 
 /** The parts of protectResource's options the document says. */
-export interface MetadataFields {
+interface MetadataFields {
   metadata?: Record<string, unknown>;
   requiredScopes?: string[];
   scopesSupported?: string[];

@@ -19,7 +19,7 @@ import { runLogin } from "./auth-login.js";
 /** Per request to an authorization server while logging out. */
 const REVOKE_TIMEOUT_MS = 10_000;
 
-export const AUTH_VERB_USAGE = `Usage: mcpwire auth login <url> [--paste | --device] [--no-browser] [options]
+const AUTH_VERB_USAGE = `Usage: mcpwire auth login <url> [--paste | --device] [--no-browser] [options]
        mcpwire auth status [url] [--json]
        mcpwire auth logout [url]
 

@@ -12,7 +12,7 @@ export const ENV_OPTIONS: Record<string, OptionKind> = {
   "inherit-env": "flag",
 };
 
-export interface ChildEnvSettings {
+interface ChildEnvSettings {
   /** Variables added on top of the inherited ones. */
   env: Record<string, string>;
   inheritEnv: boolean;

@@ -182,7 +182,7 @@ function inputFlags(options: ParsedArgs["options"]): Map<string, string> {
 }
 
 /** `api-key` → MCPWIRE_INPUT_API_KEY. */
-export function inputVariable(id: string): string {
+function inputVariable(id: string): string {
   return `MCPWIRE_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
 }
 

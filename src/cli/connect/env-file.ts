@@ -22,7 +22,7 @@ export function readEnvFile(path: string): Record<string, string> {
   return parseEnvText(text, printableLine(path));
 }
 
-export function parseEnvText(text: string, where: string): Record<string, string> {
+function parseEnvText(text: string, where: string): Record<string, string> {
   const result: Record<string, string> = {};
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
   lines.forEach((raw, index) => {

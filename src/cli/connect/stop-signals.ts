@@ -7,7 +7,7 @@ import { constants } from "node:os";
  * number, as shells report a command a signal stopped. Without a handler Node would die on the
  * spot (no 'exit' hook runs), leaving a stdio server that ignores EOF running.
  */
-export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 

@@ -113,7 +113,7 @@ export async function splitTarget(args: ParsedArgs): Promise<{ target: Target; r
 export { configTarget };
 
 /** Adds -e/--env-from/--inherit-env to a stdio target (on top of a config file's env). */
-export function withEnvOptions(target: Target, args: ParsedArgs): Target {
+function withEnvOptions(target: Target, args: ParsedArgs): Target {
   if (!hasEnvOptions(args.options)) return target;
   if (target.kind !== "stdio") {
     throw new UsageError(
@@ -165,7 +165,7 @@ export function describeTarget(target: Target): string {
   return [target.command, ...target.args].join(" ");
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   handlers?: ClientHandlers;
   onNotification?: (method: string, params: JsonObject) => void;
   /** Where diagnostics go (the wire log, a stdio server's stderr under --verbose). */
@@ -314,7 +314,7 @@ export async function openClient(
 }
 
 /** How long connecting (era detection and handshake) may take unless --timeout says otherwise. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** A stdio server's last stderr lines, as details under an error. */
 function stderrLines(stdio: StdioClientTransport | undefined): string[] {

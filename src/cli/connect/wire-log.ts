@@ -15,7 +15,7 @@ import { jsonText } from "../core/terminal.js";
  * diagnosed in seconds: the last line shows who owes whom an answer. The JSON has every
  * control character escaped (jsonText), and `write` is expected to make the rest printable.
  */
-export interface WireLogOptions {
+interface WireLogOptions {
   /** Log the messages themselves (default true); false keeps only the lifecycle lines. */
   messages?: boolean;
 }

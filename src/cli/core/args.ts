@@ -15,7 +15,7 @@ export interface ParsedArgs {
   command: string[] | undefined;
 }
 
-export interface ParseSettings {
+interface ParseSettings {
   /**
    * The first word that is not an option starts the command, `--` or not (`tap --out f node
    * server.js --port 3`): for a verb that takes no positionals and sits inside other tools'

@@ -22,7 +22,7 @@ export function printText(text: string): void {
 const field = (value: unknown): string => printableLine(String(value));
 
 /** One content block (tool results, prompt messages) as text. */
-export function renderBlock(block: Block): string {
+function renderBlock(block: Block): string {
   switch (block.type) {
     case "text":
       return String(block.text ?? "");

@@ -28,7 +28,7 @@ export async function shellToolArguments(
 }
 
 /** Splits at unquoted whitespace; quotes group and are removed. */
-export function splitWords(text: string): string[] {
+function splitWords(text: string): string[] {
   const words: string[] = [];
   let word = "";
   let inWord = false;

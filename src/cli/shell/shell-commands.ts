@@ -21,7 +21,7 @@ import type { ShellConsole } from "./shell-console.js";
 import { type ListKind, listOf } from "./shell-lists.js";
 import { RawTransport } from "./shell-transport.js";
 
-export const SHELL_HELP = `Commands (Tab completes verbs, tool names, resource URIs and prompt names):
+const SHELL_HELP = `Commands (Tab completes verbs, tool names, resource URIs and prompt names):
   call <tool> [args]            call a tool; args: JSON, @file.json or key=value… (quote a
                                 value with spaces: text="hi there")
   tools, resources, prompts     what the server has (names, descriptions, arguments)

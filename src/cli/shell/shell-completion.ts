@@ -3,7 +3,7 @@ import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 
 /** Everything the shell understands as a first word. */
-export const SHELL_VERBS = [
+const SHELL_VERBS = [
   "call",
   "tools",
   "resources",
@@ -41,7 +41,7 @@ const RAW_METHODS = [
   "logging/setLevel",
 ];
 
-export type CatalogKind = "tools" | "resources" | "prompts";
+type CatalogKind = "tools" | "resources" | "prompts";
 
 /** Which list a list_changed notification makes stale. */
 export const LIST_CHANGED_KIND: Record<string, CatalogKind> = {

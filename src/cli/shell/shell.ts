@@ -14,7 +14,7 @@ import { EXIT_WORDS, ShellCommands } from "./shell-commands.js";
 import { ShellConsole } from "./shell-console.js";
 import { HISTORY_SIZE, historyPath, ShellHistory } from "./shell-history.js";
 
-export const SHELL_USAGE = `Usage: mcpwire shell <target> [options]
+const SHELL_USAGE = `Usage: mcpwire shell <target> [options]
        mcpwire shell [options] -- <command> [args…]
 
 An interactive debug shell on one connection: call tools, read resources, get prompts, send

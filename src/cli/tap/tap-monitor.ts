@@ -3,7 +3,7 @@ import type { JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.js";
 import { META } from "../../protocol/meta.js";
 import { isModernVersion } from "../../protocol/versions.js";
 
-export type Direction = "c2s" | "s2c";
+type Direction = "c2s" | "s2c";
 
 /** One line of a tap recording (NDJSON). `t` is milliseconds since the tap started. */
 export type TapRecord =
@@ -11,7 +11,7 @@ export type TapRecord =
   | { t: number; dir: Direction; raw: string }
   | { t: number; stderr: string };
 
-export interface TapMonitorOptions {
+interface TapMonitorOptions {
   record(record: TapRecord): void;
   /** One protocol violation, as a sentence. */
   warn(message: string): void;

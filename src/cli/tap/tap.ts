@@ -20,7 +20,7 @@ import { writeErr, writeOut } from "../core/terminal.js";
 import { LineSplitter } from "./line-splitter.js";
 import { TapMonitor, type TapRecord } from "./tap-monitor.js";
 
-export const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] [--] <command> [args…]
+const TAP_USAGE = `Usage: mcpwire tap --out <file> [options] [--] <command> [args…]
 
 A transparent stdio proxy: put it where a client launches its server. Bytes pass through
 unchanged both ways (our stdin to the server's stdin, its stdout to our stdout, its stderr to

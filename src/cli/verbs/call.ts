@@ -14,7 +14,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK } from "../core/errors.js";
 import { printJson, printText, renderCallResult } from "../core/output.js";
 import { readArgumentWords, typePairs } from "./tool-arguments.js";
 
-export const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
+const CALL_USAGE = `Usage: mcpwire call <target> <tool> [json-args] [options]
        mcpwire call <tool> [json-args] [options] -- <command> [args…]
 
 Calls a tool and prints its result; exits 1 when the result has isError. A call the server

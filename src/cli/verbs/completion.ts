@@ -1,7 +1,7 @@
 import { UsageError } from "../core/errors.js";
 import { writeOut } from "../core/terminal.js";
 
-export const COMPLETION_USAGE = `Usage: mcpwire completion bash|zsh|fish
+const COMPLETION_USAGE = `Usage: mcpwire completion bash|zsh|fish
 
 Prints a completion script for your shell: verbs, options, and the server names of ./.mcp.json
 after --server. Install it with, for instance:

@@ -7,7 +7,7 @@ import { EXIT_OK } from "../core/errors.js";
 import { printJson, printText } from "../core/output.js";
 import { promptLines, resourceLines, toolLines } from "./list-lines.js";
 
-export const DISCOVER_USAGE = `Usage: mcpwire discover <target> [options]
+const DISCOVER_USAGE = `Usage: mcpwire discover <target> [options]
        mcpwire discover [options] -- <command> [args…]
 
 Shows the server's era, protocol versions, identity, capabilities, instructions, tools,
@@ -21,7 +21,7 @@ Options: --era modern|legacy|auto  --header "K: V" (HTTP, repeatable)  --timeout
          -e/--env KEY=VALUE, --env-from <file>, --inherit-env (a stdio server's environment)
 `;
 
-export interface DiscoverReport {
+interface DiscoverReport {
   era: string | undefined;
   protocolVersion: string | undefined;
   supportedVersions: string[] | undefined;

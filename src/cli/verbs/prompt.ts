@@ -5,7 +5,7 @@ import { EXIT_OK, UsageError } from "../core/errors.js";
 import { printJson, printText, renderPromptResult } from "../core/output.js";
 import { readArgumentWords } from "./tool-arguments.js";
 
-export const PROMPT_USAGE = `Usage: mcpwire prompt <target> <name> [json-args] [options]
+const PROMPT_USAGE = `Usage: mcpwire prompt <target> <name> [json-args] [options]
        mcpwire prompt <name> [json-args] [options] -- <command> [args…]
 
 Gets a prompt and prints its messages. Prompt arguments are strings: '{"name":"Ada"}'.

@@ -4,7 +4,7 @@ import { EXIT_OK } from "../core/errors.js";
 import { printJson } from "../core/output.js";
 import { readArgumentWords } from "./tool-arguments.js";
 
-export const RAW_USAGE = `Usage: mcpwire raw <target> <method> [json-params] [options]
+const RAW_USAGE = `Usage: mcpwire raw <target> <method> [json-params] [options]
        mcpwire raw <method> [json-params] [options] -- <command> [args…]
 
 Sends any request after the handshake (era-aware: modern requests get their _meta) and prints

@@ -11,7 +11,7 @@ import { openOwnFile } from "../core/own-file.js";
 /** Standard or URL-safe base64, padded or not, as a server may send it. */
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-export interface WrittenResource {
+interface WrittenResource {
   file: string;
   uri: string;
   mimeType: string | undefined;

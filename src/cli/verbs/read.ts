@@ -7,7 +7,7 @@ import { printJson, printText, renderReadResult } from "../core/output.js";
 import { writeErr } from "../core/terminal.js";
 import { writeResource } from "./read-out.js";
 
-export const READ_USAGE = `Usage: mcpwire read <target> <uri> [options]
+const READ_USAGE = `Usage: mcpwire read <target> <uri> [options]
        mcpwire read <uri> [options] -- <command> [args…]
 
 Reads a resource and prints its contents (text as is, binary summarised; --json for all).

@@ -11,7 +11,7 @@ import { CliError, UsageError } from "../core/errors.js";
 import { jsonText, writeErr, writeErrChunk, writeOut } from "../core/terminal.js";
 import { diffLines, normaliseReply, pretty } from "./reply-diff.js";
 
-export const REPLAY_USAGE = `Usage: mcpwire replay <file> [options] -- <command> [args…]
+const REPLAY_USAGE = `Usage: mcpwire replay <file> [options] -- <command> [args…]
 
 Replays the client side of a recording made by \`mcpwire tap\` against a fresh server started by
 <command>, then shows how the server's replies differ from the recorded ones (ids, key order

@@ -6,7 +6,7 @@ import { parseArgs } from "../core/args.js";
 import { UsageError } from "../core/errors.js";
 import { writeJson, writeOut } from "../core/terminal.js";
 
-export const SERVERS_USAGE = `Usage: mcpwire servers [--config <file>] [--json]
+const SERVERS_USAGE = `Usage: mcpwire servers [--config <file>] [--json]
 
 Lists the servers of an MCP config file (default ./.mcp.json): Claude Desktop's, Cursor's and
 Claude Code's {"mcpServers": {...}} or VS Code's {"servers": {...}}. Each line: name, kind

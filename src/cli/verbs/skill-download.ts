@@ -12,7 +12,7 @@ import { printableLine } from "../../text/printable.js";
 import { CliError } from "../core/errors.js";
 
 /** A file to write: its path under the skill's folder, and its verified bytes. */
-export interface FileToWrite {
+interface FileToWrite {
   path: readonly string[];
   bytes: Uint8Array;
 }

@@ -12,7 +12,7 @@ import { CliError, EXIT_OK, UsageError } from "../core/errors.js";
 import { printJson, printText } from "../core/output.js";
 import { writeFilesInside } from "./skill-download.js";
 
-export const SKILLS_USAGE = `Usage: mcpwire skills <target> [list] [options]
+const SKILLS_USAGE = `Usage: mcpwire skills <target> [list] [options]
        mcpwire skills <target> show <skill>
        mcpwire skills <target> download <skill>… | --all  --to <dir> [--force]
        (or the same with -- <command> [args…] at the end for a stdio server)

@@ -7,7 +7,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK, UsageError } from "../core/errors.js";
 import { printJson, printText, renderCallResult } from "../core/output.js";
 import { jsonText } from "../core/terminal.js";
 
-export const TASK_USAGE = `Usage: mcpwire task <target> get|cancel|result <task-id> [options]
+const TASK_USAGE = `Usage: mcpwire task <target> get|cancel|result <task-id> [options]
        mcpwire task <target> list [options]
        mcpwire task get|cancel|result <task-id> [options] -- <command> [args…]
 

@@ -11,7 +11,7 @@ const MAX_STDIN_BYTES = 16 * 1024 * 1024;
  * The arguments after a tool's (or prompt's, or method's) name, the ways a shell user writes
  * them: one JSON object, `@file.json`, `-` for JSON on stdin, or `key=value` pairs.
  */
-export type ArgumentWords =
+type ArgumentWords =
   | { kind: "none" }
   | { kind: "json"; value: Record<string, unknown> }
   | { kind: "pairs"; pairs: [string, string][] };

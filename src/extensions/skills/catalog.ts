@@ -100,7 +100,7 @@ export class SkillCatalog {
   }
 }
 
-export interface CatalogInput {
+interface CatalogInput {
   /** Folders that may hold no file (empty ones), so they are still directory resources. */
   folders?: readonly (readonly string[])[];
   /** Problems found before (by a directory scan), listed first. */

@@ -10,7 +10,7 @@ import { MAX_DESCRIPTION_LENGTH, skillNameProblem } from "./skill-name.js";
 import type { SkillFrontmatter } from "./wire.js";
 
 /** Frontmatter beyond this is refused unparsed: it is a header, and YAML parsing is not free. */
-export const MAX_FRONTMATTER_BYTES = 64 * 1024;
+const MAX_FRONTMATTER_BYTES = 64 * 1024;
 /** Nesting deeper than this in the frontmatter is refused (metadata is one level in practice). */
 const MAX_DEPTH = 32;
 /** A leading `---` line, the YAML, and a closing `---` line (the Agent Skills file layout). */

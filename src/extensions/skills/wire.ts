@@ -17,8 +17,6 @@ export const DIRECTORY_READ = "resources/directory/read";
 export const DIRECTORY_MIME_TYPE = "inode/directory";
 export const SKILL_FILE = "SKILL.md";
 export const SKILL_URI_SCHEME = "skill";
-/** Prefix of `_meta` keys this extension reserves on skill resources. */
-export const SKILLS_META_PREFIX = "io.modelcontextprotocol.skills/";
 
 /** What a conforming host must accept per skill; a server should not serve more (Limits). */
 export const SKILL_LIMITS = Object.freeze({

@@ -42,7 +42,7 @@ export interface StateBinding {
 }
 
 /** What a state carries from one round to the next. */
-export interface RoundState {
+interface RoundState {
   /** 1 for the state sent with the first InputRequiredResult. */
   round: number;
   /** Answers recorded in earlier rounds, by input key. */

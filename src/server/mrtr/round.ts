@@ -24,7 +24,7 @@ export class InputRequiredSignal extends Error {
 }
 
 /** The binding of a request: method plus tool/prompt name and arguments, or resource URI. */
-export function stateBinding(method: string, params: JsonObject, principal: unknown): StateBinding {
+function stateBinding(method: string, params: JsonObject, principal: unknown): StateBinding {
   if (method === "resources/read") {
     return { method, target: typeof params.uri === "string" ? params.uri : "", principal };
   }

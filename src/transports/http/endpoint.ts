@@ -94,7 +94,7 @@ export class HttpEndpoint {
     this.options = options;
     this.guard = options.auth;
     this.transport = new HttpServerTransport((error) => server.reportError(error));
-    this.connection = server.connect(this.transport);
+    this.connection = server.serve(this.transport);
     // Legacy sessions have connections of their own: this one serves only modern requests.
     if (!legacyOptions) this.connection.servedVersions = server.modernVersions;
     this.cors = options.cors === true ? {} : options.cors || undefined;

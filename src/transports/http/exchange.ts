@@ -44,7 +44,7 @@ export interface ReplySink {
   watch?(onGone: () => void): void;
 }
 
-export interface ExchangeOptions {
+interface ExchangeOptions {
   /** "auto": JSON unless a notification comes first; "json": notifications dropped; "sse": always. */
   mode: ResponseMode;
   keepAliveMs: number;

@@ -27,7 +27,7 @@ export interface CorsOptions {
   allowCredentials?: boolean;
 }
 
-export const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+const LOOPBACK_HOSTNAMES: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
 
 export function isLoopbackHostname(hostname: string): boolean {
   return LOOPBACK_HOSTNAMES.includes(hostname.toLowerCase());
@@ -53,7 +53,7 @@ function parseHost(host: string): { hostname: string; host: string } | undefined
  */
 let acceptedLoopbackHost: string | undefined;
 
-export function hostAllowed(host: string, allowed: SecurityOptions["allowedHosts"]): boolean {
+function hostAllowed(host: string, allowed: SecurityOptions["allowedHosts"]): boolean {
   if (allowed === "any") return true;
   if (allowed === undefined && host === acceptedLoopbackHost) return true;
   const parsed = parseHost(host);
@@ -72,7 +72,7 @@ export function hostAllowed(host: string, allowed: SecurityOptions["allowedHosts
 }
 
 /** `host` is the request's Host header, which "same-origin" compares with. */
-export function originAllowed(
+function originAllowed(
   origin: string,
   allowed: SecurityOptions["allowedOrigins"],
   host?: string,
@@ -165,7 +165,7 @@ export function corsHeaderPairs(origin: string | null, options: CorsOptions): He
 }
 
 /** CORS headers for an actual response to an (already validated) Origin. */
-export function corsHeaders(origin: string | null, options: CorsOptions): Headers {
+function corsHeaders(origin: string | null, options: CorsOptions): Headers {
   return new Headers(corsHeaderPairs(origin, options) as [string, string][]);
 }
 

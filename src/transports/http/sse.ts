@@ -37,7 +37,7 @@ export const DEFAULT_MAX_BACKLOG_BYTES = 1024 * 1024;
 /** A comment line: ignored by parsers, but it keeps idle proxies and clients from timing out. */
 export const SSE_KEEP_ALIVE = ":\n\n";
 
-export interface SseStreamOptions {
+interface SseStreamOptions {
   /** Interval of keep-alive comments (ms); 0 turns them off. */
   keepAliveMs: number;
   /** Called once when the reader goes away before the stream was ended (client disconnect). */

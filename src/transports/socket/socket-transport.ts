@@ -16,7 +16,7 @@ export interface SocketTransportOptions {
   lingerMs?: number;
 }
 
-export interface SocketTransportInit extends SocketTransportOptions {
+interface SocketTransportInit extends SocketTransportOptions {
   /** How to name the peer; derived from the socket's remote address when absent. */
   peer?: string;
 }

@@ -15,7 +15,7 @@ const isWindows = process.platform === "win32";
 /** True where children are spawned as process-group leaders (`detached: true`). */
 export const spawnsProcessGroups = !isWindows;
 
-export type TreeSignal = "SIGTERM" | "SIGKILL";
+type TreeSignal = "SIGTERM" | "SIGKILL";
 
 /**
  * Sends `signal` to the tree rooted at `pid`. On Windows, SIGTERM becomes a polite `taskkill /T`
@@ -58,7 +58,7 @@ export async function terminateLeftovers(pid: number, waitMs: number): Promise<v
 }
 
 /** Polls until the tree is gone; false if it is still there after `waitMs`. */
-export async function waitUntilGone(pid: number, waitMs: number): Promise<boolean> {
+async function waitUntilGone(pid: number, waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;
   while (treeAlive(pid)) {
     const left = deadline - Date.now();

@@ -9,6 +9,6 @@ export async function serveStdio(
   server: McpServer,
   options: StdioServerTransportOptions = {},
 ): Promise<void> {
-  const connection = server.connect(new StdioServerTransport(options));
+  const connection = server.serve(new StdioServerTransport(options));
   await connection.session.closed;
 }

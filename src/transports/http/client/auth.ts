@@ -43,7 +43,7 @@ export interface HttpAuthAnswer {
 }
 
 /** What the seam reads from an answer, whichever carrier brought it. */
-export interface AnswerView {
+interface AnswerView {
   status: number;
   header: (name: string) => string | null;
   headers: () => Headers;

@@ -77,6 +77,7 @@ export class HttpClientTransport implements Transport {
   private internalIds = 0;
   private posterValue: PostCarrier | undefined;
 
+  /** @internal Where the carriers hand the replies they read. */
   readonly sink: ReplySink = {
     message: (message) => this.deliver(message),
     invalid: (detail) => this.warn(`unreadable message from the server: ${detail}`),

@@ -19,14 +19,14 @@ import type { RequestCancel } from "./request-cancel.js";
 import { type SseHandlers, sseFeed } from "./sse-reader.js";
 
 /** Sockets per origin by default: requests beyond it wait for a free one. */
-export const DEFAULT_MAX_SOCKETS = 256;
+const DEFAULT_MAX_SOCKETS = 256;
 /**
  * After the awaited reply, how long a request's SSE stream may take to end by itself (so its
  * connection goes back to the pool) before it is closed.
  */
 const SSE_LINGER_MS = 200;
 
-export interface NodeCarrierOptions {
+interface NodeCarrierOptions {
   maxSockets?: number;
 }
 

@@ -58,7 +58,7 @@ export interface PostCarrier {
 }
 
 /** A fetch `Response` seen as a PostAnswer. */
-export function answerOf(response: Response): PostAnswer {
+function answerOf(response: Response): PostAnswer {
   return {
     status: response.status,
     ok: response.ok,

@@ -16,7 +16,7 @@ export interface SseHandlers {
   done?(): boolean;
 }
 
-export interface SseFeed {
+interface SseFeed {
   /** Decoded text of the next chunk of the body. */
   push(text: string): void;
   /** The body ended: an event cut off before its blank line is discarded (the SSE spec). */

@@ -50,7 +50,7 @@ export async function finishOrphan(
   }
 }
 
-export interface TailOptions {
+interface TailOptions {
   events: ClusterEventStore;
   sessionId: string;
   streamId: string;

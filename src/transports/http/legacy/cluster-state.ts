@@ -127,7 +127,7 @@ export class ClusterSessionState {
  * Three-way merge: what this copy changed since `base` (its last known record) applied onto
  * `current` (the record as another instance left it).
  */
-export function mergeState(
+function mergeState(
   base: LegacySnapshot,
   local: LegacySnapshot,
   current: LegacySnapshot,

@@ -33,7 +33,7 @@ import { type PostTarget, WebPostTarget } from "./stream-target.js";
 export type { LegacyOptions } from "./legacy-options.js";
 
 /** Version assumed when a legacy request carries no MCP-Protocol-Version header. */
-export const ASSUMED_LEGACY_VERSION = "2025-03-26";
+const ASSUMED_LEGACY_VERSION = "2025-03-26";
 
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_RETRY_MS = 1_000;

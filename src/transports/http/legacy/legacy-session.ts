@@ -56,7 +56,7 @@ const STATE_METHODS = new Set([
 const PRIMING_SINCE = "2025-11-25";
 
 /** A session id: 128 random bits, visible ASCII only (a UUID). */
-export function newSessionId(): string {
+function newSessionId(): string {
   return globalThis.crypto.randomUUID();
 }
 
@@ -79,7 +79,7 @@ function newStreamId(): string {
   return id;
 }
 
-export type ResumeOutcome = { kind: "resumed"; response: Response } | { kind: "unknown" };
+type ResumeOutcome = { kind: "resumed"; response: Response } | { kind: "unknown" };
 
 /** Its own transport's host: nothing per session but the objects themselves. */
 export class LegacySession implements SessionTransportHost, LinkedSession {
@@ -130,7 +130,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
     this.principalJson = principalKey(principal);
     this.recorder = options.records && new RecordWriter(options.records, options.onError);
     this.transport = new LegacySessionTransport(this);
-    this.connection = server.connect(this.transport);
+    this.connection = server.serve(this.transport);
     if (options.cluster && this.principalJson !== undefined) {
       this.link = new ClusterSessionLink(options.cluster, this, this.principalJson, shared);
     }

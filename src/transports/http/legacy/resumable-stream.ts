@@ -12,7 +12,7 @@ import { formatPrimingEvent, formatSseEvent } from "../sse.js";
 import type { EventStore, StoredEvent } from "./event-store.js";
 import { type StreamTarget, WebStreamTarget } from "./stream-target.js";
 
-export interface ResumableStreamOptions {
+interface ResumableStreamOptions {
   sessionId: string;
   streamId: string;
   /** The request whose reply ends this stream; undefined for the standalone GET stream. */

@@ -8,7 +8,7 @@
 import { RecentList } from "./recent-list.js";
 
 /** What the table needs to know of a session. */
-export interface TabledSession {
+interface TabledSession {
   readonly id: string;
   /** Streams open or requests in flight: never evicted. */
   readonly busy: boolean;

@@ -25,12 +25,12 @@ import type { PostTarget } from "./stream-target.js";
 export type LegacyResponseMode = "auto" | "json" | "sse";
 
 /** What a POST reply needs from its session. */
-export interface ReplyHost {
+interface ReplyHost {
   /** A new logical stream of the session (registered for resumption) answering that request. */
   newStream(requestId: JsonRpcId): ResumableStream;
 }
 
-export interface PostReplyOptions {
+interface PostReplyOptions {
   /** The id of the request this answers. */
   requestId: JsonRpcId;
   mode: LegacyResponseMode;

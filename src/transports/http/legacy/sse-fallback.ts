@@ -28,7 +28,7 @@ export interface LegacySseOptions {
   maxSessions?: number;
 }
 
-export const DEFAULT_MAX_SSE_SESSIONS = 1_000;
+const DEFAULT_MAX_SSE_SESSIONS = 1_000;
 
 /** One HTTP+SSE session: everything the server sends goes down the stream. */
 class SseSessionTransport implements Transport {
@@ -147,7 +147,7 @@ export class SseFallback {
         void session.close();
       },
     );
-    const connection = this.server.connect(transport);
+    const connection = this.server.serve(transport);
     let closing: Promise<void> | undefined;
     const session: FallbackSession = {
       transport,
