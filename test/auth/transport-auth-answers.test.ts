@@ -13,12 +13,12 @@ import {
   type HttpAuthProvider,
   HttpClientTransport,
 } from "../../src/transports/http/client/index.js";
+import { until } from "../helpers/poll.js";
 import {
   type Captured,
   type ScriptedServer,
   scriptedServer,
   sendJson,
-  until,
 } from "../transports/http/client-scripted-server.js";
 import { legacyScript, modernScript, sseFallbackScript } from "./seam-scripts.js";
 

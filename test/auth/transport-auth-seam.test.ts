@@ -15,6 +15,7 @@ import {
   HttpClientTransport,
   HttpStatusError,
 } from "../../src/transports/http/client/index.js";
+import { until } from "../helpers/poll.js";
 import {
   type Captured,
   INITIALIZE_RESULT,
@@ -22,7 +23,6 @@ import {
   type ScriptedServer,
   scriptedServer,
   sendJson,
-  until,
 } from "../transports/http/client-scripted-server.js";
 import { legacyScript, modernScript, sseFallbackScript, TOOL_RESULT } from "./seam-scripts.js";
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
-import { eventually } from "../transports/http/legacy-helpers.js";
+import { waitFor } from "../helpers/poll.js";
 import { fixture, type RunningGateway, startGateway } from "./gateway-run.js";
 import { stop } from "./run-cli.js";
 
@@ -107,7 +107,7 @@ describe("gateway health check", () => {
     }
     // The successor waits for the release file: until then the gateway is not healthy.
     // ("down" for the moment between the crash and the supervisor hearing of it.)
-    const down = await eventually(async () => {
+    const down = await waitFor("the gateway to report restarting", async () => {
       const answer = await get(health);
       return answer.status === 503 && JSON.parse(answer.body).status === "restarting"
         ? answer
@@ -121,7 +121,7 @@ describe("gateway health check", () => {
     ]);
     assert.equal((await get(health)).status, 503);
     writeFileSync(join(dir, "release"), "");
-    const up = await eventually(async () => {
+    const up = await waitFor("the gateway to be healthy again", async () => {
       const answer = await get(health);
       return answer.status === 200 ? answer : undefined;
     });

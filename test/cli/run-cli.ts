@@ -7,6 +7,7 @@ import {
   throwIfAServerDied,
   watchChild,
 } from "../helpers/child-watch.js";
+import { waitFor as poll } from "../helpers/poll.js";
 
 export const CLI = new URL("../../src/cli/main.js", import.meta.url).pathname;
 /** The checkout, where `npx mcpwire` resolves to the package's own bin (dist/pkg/cli/main.js). */
@@ -84,14 +85,14 @@ export async function waitFor<T>(
   check: () => T | undefined,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    throwIfAServerDied();
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return poll(
+    what,
+    () => {
+      throwIfAServerDied();
+      return check();
+    },
+    timeoutMs,
+  );
 }
 
 /** "mcpwire gateway" for our command, else the script's or program's file name. */

@@ -10,7 +10,7 @@ import { isResourceNotFound } from "../../src/client/results.js";
 import type { Era } from "../../src/protocol/versions.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { SupervisedStdioTransport } from "../../src/transports/stdio/supervisor.js";
-import { until } from "./fake-server.js";
+import { until } from "../helpers/poll.js";
 
 const require = createRequire(import.meta.url);
 const serverScript = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");

@@ -13,6 +13,7 @@ import type {
 } from "../../src/jsonrpc/types.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
+import { until } from "../helpers/poll.js";
 
 /** What to do with a request: reply, stay silent, or hang up. */
 export type Reply = { result: JsonObject } | { error: JsonRpcErrorObject } | "silence" | "close";
@@ -142,19 +143,6 @@ export class FakeServer {
 export function fakePair(): { transport: Transport; server: FakeServer } {
   const [clientEnd, serverEnd] = createMemoryPair();
   return { transport: clientEnd, server: new FakeServer(serverEnd) };
-}
-
-/** Polls until `condition` holds (robust on a loaded machine, unlike a fixed sleep). */
-export async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 5000,
-): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** The `_meta` of a request's params. */

@@ -5,7 +5,8 @@ import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
-import { errorReply, FakeServer, fakePair, initializeResult, until } from "./fake-server.js";
+import { until } from "../helpers/poll.js";
+import { errorReply, FakeServer, fakePair, initializeResult } from "./fake-server.js";
 
 const clientInfo = { name: "test-client", version: "0.0.1" };
 

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { cacheKey, ResultCache, stableStringify } from "../../src/client/result-cache.js";
-import { discoverResult, type FakeServer, fakePair, until } from "./fake-server.js";
+import { until } from "../helpers/poll.js";
+import { discoverResult, type FakeServer, fakePair } from "./fake-server.js";
 
 const clientInfo = { name: "test-client", version: "0.0.1" };
 

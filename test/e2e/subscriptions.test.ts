@@ -7,6 +7,7 @@ import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { SupervisedStdioTransport } from "../../src/transports/stdio/supervisor.js";
 import { buildSubscriptionServer } from "../fixtures/subscriptions-server.js";
 import { type Connector, memoryConnector, tcpConnector } from "../helpers/connectors.js";
+import { until } from "../helpers/poll.js";
 
 const fixture = new URL("../fixtures/subscriptions-server.js", import.meta.url).pathname;
 
@@ -23,14 +24,6 @@ const transports: Record<string, Connector> = {
   memory: memoryConnector,
   tcp: tcpConnector,
 };
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await delay(5);
-  }
-}
 
 function collect(subscription: Subscription): SubscriptionNotification[] {
   const seen: SubscriptionNotification[] = [];

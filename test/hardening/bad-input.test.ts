@@ -12,6 +12,7 @@ import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
 import { SchemaError } from "../../src/schema/validator.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
+import { until } from "../helpers/poll.js";
 import {
   json,
   mcpHeaders,
@@ -133,11 +134,10 @@ describe("bad input over stdio (examples/stdio-server subprocess)", { timeout: 6
     // Only the still-serves reply: a response is never answered.
     assert.equal(server.replies.length, before + 1);
     // stderr is a separate pipe: its line may come after the stdout reply.
-    const deadline = Date.now() + 10_000;
-    while (!/unknown request id 999/.test(server.stderr)) {
-      if (Date.now() > deadline) assert.fail(`not logged; stderr: ${server.stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(
+      () => /unknown request id 999/.test(server.stderr),
+      () => `the unknown id logged; stderr: ${server.stderr}`,
+    );
   });
 
   it("stdio: a duplicate in-flight id → -32600 for the second; the first completes", async () => {
@@ -507,19 +507,18 @@ describe("bad input over HTTP: slow and vanishing clients", { timeout: 30_000 },
       const reason = await served.probe.holdAborted;
       assert.ok(reason instanceof Error);
       // The keep-alive interval and the connection are released.
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const connections = await new Promise<number>((resolve, reject) =>
-          served.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
-        );
-        if (connections === 0 && countResources("Timeout") <= timersBefore) break;
-        if (Date.now() > deadline) {
-          assert.fail(
-            `left behind: ${connections} connections, ${process.getActiveResourcesInfo()}`,
+      let connections = 0;
+      await until(
+        async () => {
+          connections = await new Promise<number>((resolve, reject) =>
+            served.server.getConnections((error, count) =>
+              error ? reject(error) : resolve(count),
+            ),
           );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+          return connections === 0 && countResources("Timeout") <= timersBefore;
+        },
+        () => `nothing left; left: ${connections} connections, ${process.getActiveResourcesInfo()}`,
+      );
       assert.ok((await post(served.url, request("tools/list"))).ok);
     } finally {
       await served.close();

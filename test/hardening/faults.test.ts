@@ -17,6 +17,7 @@ import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { listenSocket } from "../../src/transports/socket/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { SupervisedStdioTransport } from "../../src/transports/stdio/supervisor.js";
+import { until } from "../helpers/poll.js";
 import { isAlive } from "../helpers/stdio-rpc.js";
 import { EXAMPLE_SERVER, MODERN_META, RawStdioServer } from "./raw-stdio.js";
 
@@ -225,11 +226,10 @@ describe("fault injection", { timeout: 60_000 }, () => {
       await handlerStarted;
       socket.resetAndDestroy();
       await handlerAborted;
-      const deadline = Date.now() + 10_000;
-      while (listener.connections > 0) {
-        if (Date.now() > deadline) assert.fail(`${listener.connections} connections left open`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await until(
+        () => listener.connections === 0,
+        () => `no connection left open (${listener.connections} are)`,
+      );
     } finally {
       await listener.close();
     }

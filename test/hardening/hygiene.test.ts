@@ -17,6 +17,7 @@ import {
   type SocketListener,
 } from "../../src/transports/socket/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
+import { until } from "../helpers/poll.js";
 import { EXAMPLE_SERVER } from "./raw-stdio.js";
 
 const REQUESTS = 10_000;
@@ -121,13 +122,14 @@ function growth(base: Snapshot, now: Snapshot): string[] {
 
 /** Polls until nothing has grown beyond the bound; fails with what still has after 15 s. */
 async function settlesBackTo(base: Snapshot, extra: () => string[] = () => []): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const problems = [...growth(base, snapshot()), ...extra()];
-    if (problems.length === 0) return;
-    if (Date.now() > deadline) assert.fail(`resources left behind: ${problems.join("; ")}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let problems: string[] = [];
+  await until(
+    () => {
+      problems = [...growth(base, snapshot()), ...extra()];
+      return problems.length === 0;
+    },
+    () => `no resource left behind; left: ${problems.join("; ")}`,
+  );
 }
 
 async function requestMany(client: McpClient, count: number): Promise<void> {

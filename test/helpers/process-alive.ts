@@ -1,5 +1,6 @@
 /** Process liveness for tests that check a process is gone (zombies count as gone). */
 import { readFileSync } from "node:fs";
+import { until } from "./poll.js";
 
 /**
  * Whether `pid` is running. A killed process whose parent died first stays a zombie until init
@@ -22,12 +23,12 @@ export function processRunning(pid: number): boolean {
 
 /** Polls until `pid` is gone; false if it still runs after `waitMs`. */
 export async function processGoneWithin(pid: number, waitMs: number): Promise<boolean> {
-  const deadline = Date.now() + waitMs;
-  while (processRunning(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  try {
+    await until(() => !processRunning(pid), `process ${pid} to go`, waitMs);
+    return true;
+  } catch {
+    return false;
   }
-  return true;
 }
 
 /** Kills whatever of `pids` (and their process groups) is still there; for test cleanup. */

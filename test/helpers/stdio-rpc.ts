@@ -101,19 +101,6 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls `condition` until it holds; fails after `timeoutMs`. */
-export async function eventually(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /**
  * Runs test/fixtures/child-parent in `mode` and returns the JSON line it reports. The program
  * must exit on its own; the timeout only turns a hang into a failure.

@@ -22,7 +22,8 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { spawnListening } from "../helpers/listening-child.js";
-import { eventually, isAlive } from "../helpers/stdio-rpc.js";
+import { until } from "../helpers/poll.js";
+import { isAlive } from "../helpers/stdio-rpc.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url));
 const SERVER_INFO = { name: "mcpwire-everything-server", version: "1.0.0" };
@@ -188,7 +189,7 @@ async function connect(transportKind: "stdio" | "http", options: ClientOptions) 
       if (httpServer) {
         assert.equal(await stopHttpServer(httpServer), 0, `graceful HTTP shutdown; ${stderr}`);
       }
-      await eventually(
+      await until(
         () => liveChildren([pid]).length === 0,
         `every server process to exit (left: ${liveChildren([pid]).join(", ")})`,
       );
@@ -245,7 +246,7 @@ describe("official client SDK against examples/everything-server", () => {
           );
           assert.equal(text(progressed), "Progress test completed");
           assert.ok(progress.length > 0, "progress reached the onprogress callback");
-          await eventually(
+          await until(
             () => progress.length + peer.droppedProgress().length >= 3,
             "all three progress notifications",
           );

@@ -18,7 +18,8 @@ import {
   ResourceNotFoundError,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { eventually, isAlive } from "../helpers/stdio-rpc.js";
+import { until } from "../helpers/poll.js";
+import { isAlive } from "../helpers/stdio-rpc.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/stdio-server.js", import.meta.url));
 const SERVER_INFO = { name: "mcpwire-example-stdio", version: "1.0.0" };
@@ -138,7 +139,7 @@ async function connect(options: ClientOptions) {
 
 async function closeAndCheckReaped(client: Client, pid: number): Promise<void> {
   await client.close();
-  await eventually(
+  await until(
     () => liveChildren([pid]).length === 0,
     `every server process to exit (left: ${liveChildren([pid]).join(", ")})`,
   );
@@ -199,7 +200,7 @@ describe("official client SDK against the example stdio server", () => {
         );
         assert.deepEqual(counted.content, [{ type: "text", text: `counted to ${STEPS}` }]);
         assert.ok(progress.length > 0, "progress reached the onprogress callback");
-        await eventually(
+        await until(
           () => progress.length + peer.droppedProgress().length >= STEPS,
           "every progress notification",
         );
@@ -208,7 +209,7 @@ describe("official client SDK against the example stdio server", () => {
           sent.map((update) => [update.progress, update.total]),
           Array.from({ length: STEPS }, (_, index) => [index + 1, STEPS]),
         );
-        await eventually(() => peer.logs.length >= STEPS + 1, "every log notification");
+        await until(() => peer.logs.length >= STEPS + 1, "every log notification");
         assert.deepEqual(peer.logs[0], {
           level: "info",
           logger: "slow_count",
@@ -222,7 +223,7 @@ describe("official client SDK against the example stdio server", () => {
         // console.log in a handler goes to stderr and leaves the protocol stream intact.
         const noisy = await client.callTool({ name: "noisy", arguments: {} });
         assert.deepEqual(noisy.content, [{ type: "text", text: "made some noise on stderr" }]);
-        await eventually(
+        await until(
           () => peer.stderr().includes("noisy: console.log from a tool handler"),
           "the console.log line on stderr",
         );
@@ -327,6 +328,6 @@ describe("official client SDK against the example stdio server", () => {
     });
     await assert.rejects(client.connect(transport), /not supported: 2025-11-25/);
     await client.close();
-    await eventually(() => liveChildren([]).length === 0, "the server to exit");
+    await until(() => liveChildren([]).length === 0, "the server to exit");
   });
 });

@@ -23,6 +23,7 @@ import {
   TaskStatusNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type ListeningChild, spawnListening, stopChild } from "../helpers/listening-child.js";
+import { until } from "../helpers/poll.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/everything-server.js", import.meta.url));
 const RELATED = "io.modelcontextprotocol/related-task";
@@ -93,11 +94,6 @@ async function stream(
 function text(result: CallToolResult | undefined): string {
   const first = result?.content[0];
   return first?.type === "text" ? first.text : "";
-}
-
-/** Resolves once `done()` holds (checked every 10 ms; the test's own timeout bounds it). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 function suite(

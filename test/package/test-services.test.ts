@@ -12,6 +12,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { freePort } from "../helpers/free-port.js";
+import { until } from "../helpers/poll.js";
 
 const REPO = resolve(fileURLToPath(import.meta.url), "../../../..");
 const SCRIPT = resolve(REPO, "scripts/test-services.mjs");
@@ -29,12 +30,12 @@ interface TestServices {
 const services = (await import(pathToFileURL(SCRIPT).href)) as TestServices;
 
 async function answersWithin(url: string, expected: boolean, waitMs: number): Promise<boolean> {
-  const deadline = Date.now() + waitMs;
-  while (Date.now() < deadline) {
-    if ((await services.redisAnswers(url, 200)) === expected) return true;
-    await new Promise((done) => setTimeout(done, 50));
+  try {
+    await until(async () => (await services.redisAnswers(url, 200)) === expected, url, waitMs);
+    return true;
+  } catch {
+    return false;
   }
-  return false;
 }
 
 describe("npm test's services", { timeout: 30_000 }, () => {

@@ -6,17 +6,10 @@ import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
 import { McpServer } from "../../src/server/mcp-server.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
+import { until } from "../helpers/poll.js";
 
 // The session makes a request's AbortSignal only when its handler reads `signal`. These tests
 // pin down that an abort that happened before the first read is never lost.
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await delay(5);
-  }
-}
 
 function serverWithPeer() {
   const [mine, theirs] = createMemoryPair();

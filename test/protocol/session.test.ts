@@ -8,6 +8,7 @@ import { Session, type SessionOptions } from "../../src/protocol/session.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { StreamTransport } from "../../src/transports/stream.js";
+import { until } from "../helpers/poll.js";
 
 function linkedSessions(serverOptions: SessionOptions = {}, clientOptions: SessionOptions = {}) {
   const [a, b] = createMemoryPair();
@@ -38,14 +39,6 @@ function pipedPeer() {
   });
   const send = (message: unknown) => input.write(`${JSON.stringify(message)}\n`);
   return { transport: new StreamTransport(input, output), input, lines, send };
-}
-
-async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await delay(5);
-  }
 }
 
 describe("Session", () => {

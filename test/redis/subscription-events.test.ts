@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { RedisSubscriptionEventSource } from "../../src/redis/index.js";
 import type { SubscriptionEvent } from "../../src/server/subscriptions.js";
+import { until } from "../helpers/poll.js";
 import { sharedRedis, startPrivateRedis } from "../helpers/redis.js";
 
 /** The event as published (without the id the source gave it), and that id. */
@@ -16,11 +17,6 @@ function hear(into: SubscriptionEvent[], ids: (string | undefined)[] = []) {
     into.push(event as SubscriptionEvent);
     ids.push(id);
   };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(condition(), `never saw ${what}`);
 }
 
 describe("RedisSubscriptionEventSource", () => {

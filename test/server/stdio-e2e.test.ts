@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject, JsonRpcId } from "../../src/jsonrpc/types.js";
 import { LEGACY_VERSIONS } from "../../src/protocol/versions.js";
-import { eventually } from "../helpers/stdio-rpc.js";
+import { until } from "../helpers/poll.js";
 
 const SERVER = fileURLToPath(new URL("../../examples/stdio-server.js", import.meta.url));
 /** The session's default shutdown grace: how long in-flight handlers get after end of input. */
@@ -64,7 +64,7 @@ class RawServer {
 
   async waitFor(match: (message: JsonObject) => boolean): Promise<JsonObject> {
     let found: JsonObject | undefined;
-    await eventually(() => {
+    await until(() => {
       found = this.messages.find(match);
       return found !== undefined;
     }, "a matching message on stdout");
@@ -201,7 +201,7 @@ describe("example stdio server, raw JSON-RPC over a real subprocess", () => {
       assert.deepEqual((noisy.result as JsonObject).content, [
         { type: "text", text: "made some noise on stderr" },
       ]);
-      await eventually(
+      await until(
         () => server.stderr.includes("noisy: console.info from a tool handler"),
         "the handler's console output on stderr",
       );

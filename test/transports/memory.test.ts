@@ -9,14 +9,7 @@ import type {
   TransportReceiver,
 } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+import { until } from "../helpers/poll.js";
 
 interface Recorded {
   messages: JsonRpcMessage[];
@@ -78,7 +71,7 @@ describe("createMemoryPair", () => {
     // Not even a microtask later: delivery is a task of its own, as on a real channel.
     assert.equal(atRight.messages.length, 0);
     assert.equal(atLeft.messages.length, 0);
-    await waitFor(() => atRight.messages.length === 501 && atLeft.messages.length === 500, "all");
+    await until(() => atRight.messages.length === 501 && atLeft.messages.length === 500, "all");
     const expected = (method: string, count: number) =>
       Array.from({ length: count }, (_, n) => note(method, { n }));
     assert.deepEqual(atRight.messages, expected("to-right", 501));
@@ -93,7 +86,7 @@ describe("createMemoryPair", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const atRight = record(right);
     await left.send(note("third"));
-    await waitFor(() => atRight.messages.length === 3, "three messages");
+    await until(() => atRight.messages.length === 3, "three messages");
     assert.deepEqual(
       atRight.messages.map((message) => ("method" in message ? message.method : "")),
       ["first", "second", "third"],
@@ -109,7 +102,7 @@ describe("createMemoryPair", () => {
     const sent = note("tools/call", { nested: { list }, gone: undefined });
     await left.send(sent);
     list.push(3); // mutation after send has no effect
-    await waitFor(() => atRight.messages.length === 1, "the message");
+    await until(() => atRight.messages.length === 1, "the message");
     const received = atRight.messages[0]!;
     assert.notEqual(received, sent);
     assert.deepEqual(received, note("tools/call", { nested: { list: [1, 2] } }));
@@ -125,7 +118,7 @@ describe("createMemoryPair", () => {
     // What is not a JSON-RPC message reaches the other side as a frame error, as it would on a wire.
     await left.send({ jsonrpc: "1.0", id: 7, method: "old" } as unknown as JsonRpcMessage);
     await left.send(note("after"));
-    await waitFor(() => atRight.messages.length === 2, "the message after the bad one");
+    await until(() => atRight.messages.length === 2, "the message after the bad one");
     assert.equal(atRight.frameErrors.length, 1);
     const frameError = atRight.frameErrors[0]!;
     assert.equal(frameError.kind, "invalid");
@@ -139,7 +132,7 @@ describe("createMemoryPair", () => {
     record(left);
     const sent = note("x", { big: 10n });
     await left.send(sent);
-    await waitFor(() => atRight.messages.length === 1, "the message");
+    await until(() => atRight.messages.length === 1, "the message");
     assert.equal(atRight.messages[0], sent);
     await right.close();
     await left.closed;
@@ -157,7 +150,7 @@ describe("createMemoryPair", () => {
     assert.deepEqual(await left.closed, {});
     await assert.rejects(left.send(note("too late")), isLocalError("closed"));
 
-    await waitFor(() => atRight.events.includes("ended"), "ended() on the other side");
+    await until(() => atRight.events.includes("ended"), "ended() on the other side");
     assert.deepEqual(atRight.events, ["message before close", "ended"]);
     // Still open after ended(): it may send (to nobody now) until it closes.
     await right.send(note("into the void"));

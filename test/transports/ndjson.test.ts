@@ -11,6 +11,7 @@ import {
   type NdjsonDecoderOptions,
   NdjsonWriter,
 } from "../../src/transports/ndjson.js";
+import { until } from "../helpers/poll.js";
 
 function collect(options?: NdjsonDecoderOptions) {
   const messages: JsonRpcMessage[] = [];
@@ -540,14 +541,6 @@ class SlowWritable extends Writable {
     const text = Buffer.concat(this.received).toString();
     assert.ok(text === "" || text.endsWith("\n"), "the byte stream ends mid-line");
     return text === "" ? [] : text.slice(0, -1).split("\n");
-  }
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 

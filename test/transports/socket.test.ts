@@ -16,18 +16,7 @@ import {
   type SocketTarget,
 } from "../../src/transports/socket/index.js";
 import type { SocketTransport } from "../../src/transports/socket/socket-transport.js";
-
-const WAIT_MS = 15_000;
-
-async function waitFor(condition: () => boolean, what: string | (() => string)): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!condition()) {
-    if (Date.now() > deadline) {
-      assert.fail(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+import { until } from "../helpers/poll.js";
 
 /** Socket handles of this process, by type (TCPSocketWrap, TCPServerWrap, PipeWrap...). */
 function socketHandles(): Map<string, number> {
@@ -59,7 +48,7 @@ beforeEach(() => {
 });
 afterEach(async () => {
   // Every test closes what it opened; handles must really be gone, not merely unreferenced.
-  await waitFor(
+  await until(
     () => leakedSince(baseline).length === 0,
     () => `no socket leaks, still open: ${leakedSince(baseline).join(", ")}`,
   );
@@ -159,7 +148,7 @@ for (const kind of ["tcp", "unix"] as const) {
           startClient(await connectSocket(server.listener.address)),
         ),
       );
-      await waitFor(() => server.listener.connections === 4, "four connections");
+      await until(() => server.listener.connections === 4, "four connections");
       const replies = await Promise.all(
         clients.map((client, index) =>
           Promise.all(Array.from({ length: 200 }, (_, n) => client.request({ client: index, n }))),
@@ -184,7 +173,7 @@ for (const kind of ["tcp", "unix"] as const) {
         assert.equal(senders.size, 1, "each server connection hears only its own client");
       }
       await Promise.all(clients.map((client) => client.transport.close()));
-      await waitFor(() => server.listener.connections === 0, "server side to see the clients go");
+      await until(() => server.listener.connections === 0, "server side to see the clients go");
       await server.listener.close();
     });
 
@@ -235,7 +224,7 @@ for (const kind of ["tcp", "unix"] as const) {
       assert.ok(serverEnded);
       assert.deepEqual(client.received, [{ jsonrpc: "2.0", id: 1, result: { final: true } }]);
       assert.deepEqual((await reply).result, { final: true });
-      await waitFor(() => listener.connections === 0, "server connection closed");
+      await until(() => listener.connections === 0, "server connection closed");
       await listener.close();
     });
 
@@ -249,7 +238,7 @@ for (const kind of ["tcp", "unix"] as const) {
         void polite.transport.close();
       });
       await polite.request({ warm: true });
-      await waitFor(() => server.listener.connections === 2, "two connections");
+      await until(() => server.listener.connections === 2, "two connections");
       await server.listener.close();
       assert.equal(server.listener.connections, 0);
       assert.deepEqual(await quiet.transport.closed, {});
@@ -276,7 +265,7 @@ for (const kind of ["tcp", "unix"] as const) {
       raw.write('this is not json\n{"jsonrpc":"2.0","id":1,"method":"echo"}\n');
       raw.write(`[1,2]\n{"jsonrpc":"2.0","id":"a","result":{}}\n"${"y".repeat(5000)}"\n`);
       raw.write('{"jsonrpc":"2.0","id":2,"method":"echo","params":{"after":"garbage"}}\n');
-      await waitFor(() => replies.length === 2, "two replies");
+      await until(() => replies.length === 2, "two replies");
       assert.deepEqual(
         server.frameErrors.map((error) => error.kind),
         ["invalid", "invalid", "oversized"],
@@ -288,7 +277,7 @@ for (const kind of ["tcp", "unix"] as const) {
       });
       assert.equal(server.received[0]!.length, 3, "two requests and one response arrived");
       raw.end();
-      await waitFor(() => server.listener.connections === 0, "EOF to close the server side");
+      await until(() => server.listener.connections === 0, "EOF to close the server side");
       raw.destroy();
       await server.listener.close();
     });
@@ -464,9 +453,9 @@ describe("peers that leave before start()", () => {
       accepted.push(transport),
     );
     const raw = await rawConnect(listener.address);
-    await waitFor(() => accepted.length === 1, "the connection to be accepted");
+    await until(() => accepted.length === 1, "the connection to be accepted");
     raw.resetAndDestroy();
-    await waitFor(() => listener.connections === 0, "the server side to see the reset");
+    await until(() => listener.connections === 0, "the server side to see the reset");
     const closedCalls: unknown[] = [];
     accepted[0]!.start({
       message: () => assert.fail("no message"),
@@ -485,7 +474,7 @@ describe("peers that leave before start()", () => {
       raw.end('{"jsonrpc":"2.0","method":"last words"}\n', resolve),
     );
     raw.destroy();
-    await waitFor(() => accepted.length === 1, "the connection to be accepted");
+    await until(() => accepted.length === 1, "the connection to be accepted");
     const received: JsonRpcMessage[] = [];
     accepted[0]!.start({ message: (message) => received.push(message) });
     assert.deepEqual(await accepted[0]!.closed, {});

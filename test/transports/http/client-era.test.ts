@@ -6,6 +6,7 @@ import { LocalError } from "../../../src/jsonrpc/errors.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import type { HttpFlavour } from "../../../src/transports/http/client/era.js";
 import { HttpStatusError } from "../../../src/transports/http/client/era.js";
+import { until } from "../../helpers/poll.js";
 import {
   type Captured,
   DISCOVER_RESULT,
@@ -16,7 +17,6 @@ import {
   scriptedServer,
   sendJson,
   startSse,
-  until,
 } from "./client-scripted-server.js";
 
 const clientInfo = { name: "era-test", version: "1.0.0" };

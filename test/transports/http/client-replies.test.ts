@@ -6,6 +6,7 @@ import type { JsonObject } from "../../../src/jsonrpc/types.js";
 import { Session } from "../../../src/protocol/session.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { HttpStatusError } from "../../../src/transports/http/client/era.js";
+import { until } from "../../helpers/poll.js";
 import {
   type Captured,
   result,
@@ -14,7 +15,6 @@ import {
   scriptedServer,
   sendJson,
   startSse,
-  until,
 } from "./client-scripted-server.js";
 
 const META = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } };

@@ -121,12 +121,3 @@ export const INITIALIZE_RESULT = {
   capabilities: { tools: {} },
   serverInfo: { name: "scripted-legacy", version: "1.0.0" },
 };
-
-/** Polls until `check` holds (no fixed sleeps); fails after `timeoutMs`. */
-export async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

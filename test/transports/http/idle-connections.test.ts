@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { until } from "../../helpers/poll.js";
 import { mcpHeaders, request, startTestServer } from "./http-helpers.js";
 
 /** A raw connection to the server behind `url`, open once connected. */
@@ -35,15 +36,6 @@ async function open(
 async function closedByServer(closed: Promise<void>, what: string): Promise<void> {
   const guard = delay(10_000, "open");
   assert.notEqual(await Promise.race([closed.then(() => "closed"), guard]), "open", what);
-}
-
-/** Waits (bounded: fails rather than hangs) until `condition` holds. */
-async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let turn = 0; turn < 1000; turn++) {
-    if (await condition()) return;
-    await delay(10);
-  }
-  assert.fail(`never happened: ${what}`);
 }
 
 async function openConnections(served: { server: import("node:http").Server }): Promise<number> {

@@ -9,7 +9,7 @@ import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { McpClient } from "../../../src/client/mcp-client.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
-import { until } from "./client-scripted-server.js";
+import { until } from "../../helpers/poll.js";
 import { type LegacyServed, startLegacyServer } from "./legacy-helpers.js";
 
 const clientInfo = { name: "legacy-carrier-test", version: "1.0.0" };
@@ -75,7 +75,7 @@ describe("legacy sessions over the node:http carrier", { timeout: 30_000 }, () =
     assert.ok(tcpSockets() >= 4, "kept-alive sockets exist before close");
     await client.close();
     // Node's server keeps idle connections 5 s: gone sooner means the client closed them.
-    await until(() => tcpSockets() === 0, 3000);
+    await until(() => tcpSockets() === 0, "no TCP socket left", 3000);
   });
 
   it("a user fetch, when given, carries every request of the session", async () => {

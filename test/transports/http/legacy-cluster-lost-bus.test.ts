@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { waitFor } from "../../helpers/poll.js";
 import {
   adjusted,
   inMemoryState,
@@ -13,7 +14,7 @@ import {
   startCluster,
   unreliable,
 } from "./legacy-cluster-helpers.js";
-import { call, eventually, RawSession, SseEvents } from "./legacy-helpers.js";
+import { call, RawSession, SseEvents } from "./legacy-helpers.js";
 
 const RECORD_CHECK_MS = 150;
 
@@ -41,7 +42,7 @@ for (const kind of ["in memory", "on Redis"] as const) {
         assert.equal((await onB.post(call("where", {}, 1))).status, 200); // b holds a copy
         assert.equal((await raw.delete()).status, 204);
         let id = 2;
-        const status = await eventually(async () => {
+        const status = await waitFor("b to see the session gone", async () => {
           const answer = await onB.post(call("where", {}, id++));
           await answer.body?.cancel();
           return answer.status === 404 ? answer.status : undefined;

@@ -8,10 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { waitFor } from "../../helpers/poll.js";
 import { type PrivateRedis, startPrivateRedis } from "../../helpers/redis.js";
 import type { Wire } from "./http-helpers.js";
 import { privateRedisState, startCluster, type TestCluster } from "./legacy-cluster-helpers.js";
-import { call, eventually, RawSession } from "./legacy-helpers.js";
+import { call, RawSession } from "./legacy-helpers.js";
 
 async function where(raw: RawSession, id: number): Promise<{ status: number; instance?: string }> {
   const response = await raw.post(call("where", {}, id));
@@ -71,7 +72,7 @@ describe("a legacy cluster across a Redis restart", { timeout: 60_000 }, () => {
     await redis.restart();
     // Back without restarting the instances: a new session works across both.
     const fresh = new RawSession(cluster.instance("b").url);
-    await eventually(async () => {
+    await waitFor("a new session across both instances", async () => {
       try {
         await fresh.open();
         return true;

@@ -9,13 +9,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { LegacyOptions } from "../../../src/transports/http/legacy/legacy-handler.js";
 import { RESTARTED_BEFORE_REPLY } from "../../../src/transports/http/legacy/legacy-session.js";
+import { waitFor } from "../../helpers/poll.js";
 import type { Wire } from "./http-helpers.js";
 import {
   inMemoryState,
   redisState,
   startCluster as startSharedCluster,
 } from "./legacy-cluster-helpers.js";
-import { call, eventually, RawSession, SseEvents } from "./legacy-helpers.js";
+import { call, RawSession, SseEvents } from "./legacy-helpers.js";
 
 function text(body: Wire): string {
   return body.result.content[0].text;
@@ -407,7 +408,7 @@ for (const kind of ["in memory", "on Redis"] as const) {
         const back = JSON.parse(text(await callJson(raw, "where", 100)));
         assert.equal(back.instance, "a");
         // Now idle everywhere: it ends.
-        await eventually(async () =>
+        await waitFor("the session to end everywhere", async () =>
           (await cluster.state.sessionCount()) === 0 ? true : undefined,
         );
         assert.equal((await onB.post(call("where", {}, 200))).status, 404);

@@ -230,17 +230,3 @@ function parseBlock(block: string): SseEvent | undefined {
     message: text && isMessage ? JSON.parse(text) : undefined,
   };
 }
-
-/** Polls `check` until it returns a value other than undefined (or times out). */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

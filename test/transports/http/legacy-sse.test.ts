@@ -5,13 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  call,
-  eventually,
-  initializeBody,
-  SseEvents,
-  startLegacyServer,
-} from "./legacy-helpers.js";
+import { waitFor } from "../../helpers/poll.js";
+import { call, initializeBody, SseEvents, startLegacyServer } from "./legacy-helpers.js";
 
 async function openSse(base: string, path = "/sse") {
   const response = await fetch(new URL(path, base), { headers: { Accept: "text/event-stream" } });
@@ -54,7 +49,7 @@ describe("deprecated HTTP+SSE (2024-11-05)", () => {
       assert.equal(messages[3].result.content[0].text, "done");
       await events.cancel();
       // The session ends with its stream.
-      const gone = await eventually(async () => {
+      const gone = await waitFor("the session to end with its stream", async () => {
         const response = await postMessage({ jsonrpc: "2.0", id: 3, method: "ping" });
         await response.body?.cancel();
         return response.status === 404 ? 404 : undefined;
@@ -125,7 +120,7 @@ describe("deprecated HTTP+SSE (2024-11-05)", () => {
       const body = (await refused.json()) as { error: { message: string } };
       assert.equal(body.error.message, "Too many HTTP+SSE sessions; retry later");
       await first.events.cancel();
-      const second = await eventually(async () => {
+      const second = await waitFor("a free session slot", async () => {
         const response = await fetch(new URL("/sse", served.url), {
           headers: { Accept: "text/event-stream" },
         });

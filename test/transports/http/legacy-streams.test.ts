@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { waitFor } from "../../helpers/poll.js";
 import { json } from "./http-helpers.js";
 import {
   call,
@@ -331,13 +332,11 @@ describe("legacy Streamable HTTP: server-initiated disconnect (polling)", () => 
 });
 
 /** Retries `attempt` until it answers with `status` (a just-closed stream takes a moment). */
-async function eventuallyStatus(attempt: () => Promise<Response>, status: number) {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+function eventuallyStatus(attempt: () => Promise<Response>, status: number): Promise<Response> {
+  return waitFor(`HTTP ${status}`, async () => {
     const response = await attempt();
     if (response.status === status) return response;
     await response.body?.cancel();
-    if (Date.now() > deadline) throw new Error(`never got HTTP ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+    return undefined;
+  });
 }

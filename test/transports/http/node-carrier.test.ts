@@ -16,6 +16,7 @@ import { LocalError } from "../../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../../src/jsonrpc/types.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { nodeClientFor } from "../../../src/transports/http/client/node-carrier.js";
+import { until } from "../../helpers/poll.js";
 import {
   type Captured,
   result,
@@ -23,7 +24,6 @@ import {
   scriptedServer,
   sendJson,
   startSse,
-  until,
 } from "./client-scripted-server.js";
 
 const META = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } };
@@ -153,7 +153,7 @@ describe("node:http carrier", { timeout: 30_000 }, () => {
     assert.ok(tcpSockets() >= 2, "kept-alive sockets exist before close");
     await transport.close();
     // Node's server keeps idle connections 5 s: gone sooner means the client closed them.
-    await until(() => tcpSockets() === 0, 3000);
+    await until(() => tcpSockets() === 0, "no TCP socket left", 3000);
   });
 
   it("retries once on a fresh connection when a kept-alive socket was reset before any answer", async () => {

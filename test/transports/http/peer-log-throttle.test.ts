@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
-import { eventually, RawSession } from "./legacy-helpers.js";
+import { waitFor } from "../../helpers/poll.js";
+import { RawSession } from "./legacy-helpers.js";
 
 const BOGUS_REPLIES = 1_000;
 
@@ -72,7 +73,9 @@ describe("peer-caused log lines are throttled", () => {
           const summary = /^(\d+) more of /.exec(line);
           return total + (summary ? Number(summary[1]) : 1);
         }, 0);
-      await eventually(async () => (accounted() === 40 ? true : undefined));
+      await waitFor("all 40 peer log events accounted for", async () =>
+        accounted() === 40 ? true : undefined,
+      );
       assert.ok(lines.length < 40, `${lines.length} lines for 40 events`);
     } finally {
       await served.close();

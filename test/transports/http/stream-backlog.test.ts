@@ -11,8 +11,9 @@ import { describe, it } from "node:test";
 import { McpServer } from "../../../src/server/mcp-server.js";
 import type { InMemoryEventSource } from "../../../src/server/subscriptions.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
+import { waitFor } from "../../helpers/poll.js";
 import { json, mcpHeaders, meta, post, request } from "./http-helpers.js";
-import { call, eventually, RawSession } from "./legacy-helpers.js";
+import { call, RawSession } from "./legacy-helpers.js";
 
 const BOUND = 256 * 1024;
 /** Each event carries this long a uri: about 32 KB on the wire. */
@@ -138,7 +139,9 @@ describe("SSE streams whose client does not read are bounded", () => {
           requestHead("POST", served.url, mcpHeaders(listen), body, requestTarget),
           body,
         );
-        await eventually(async () => (events.listenerCount === baseline + 1 ? true : undefined));
+        await waitFor("the listen stream's listener", async () =>
+          events.listenerCount === baseline + 1 ? true : undefined,
+        );
 
         let sent = 0;
         while (unread(lines).length === 0 && sent < MAX_EVENTS) {
@@ -206,8 +209,10 @@ describe("SSE streams whose client does not read are bounded", () => {
         requestHead("POST", served.url, mcpHeaders(flooding), body),
         body,
       );
-      await eventually(async () => (unread(lines).length > 0 ? true : undefined));
-      await eventually(async () => (flood.stopped ? true : undefined));
+      await waitFor("the flood's first unread line", async () =>
+        unread(lines).length > 0 ? true : undefined,
+      );
+      await waitFor("the flood to stop", async () => (flood.stopped ? true : undefined));
       assert.equal(unread(lines).length, 1);
       const held = Math.max(...sockets.map((socket) => socket.writableLength));
       assert.ok(held <= BOUND + 2 * EVENT_BYTES, `server holds ${held} bytes`);
@@ -337,7 +342,9 @@ describe("SSE streams whose client does not read are bounded", () => {
       assert.ok(held() <= BOUND + 2 * EVENT_BYTES, `server holds ${held()} bytes`);
       // That session is over; a well-behaved client is served.
       assert.equal(
-        await eventually(async () => ((await send(init)) === 404 ? 404 : undefined)),
+        await waitFor("the session to be over", async () =>
+          (await send(init)) === 404 ? 404 : undefined,
+        ),
         404,
       );
       const other = new RawSession(served.url);

@@ -7,7 +7,8 @@ import {
   type StdioClientOptions,
   StdioClientTransport,
 } from "../../../src/transports/stdio/client.js";
-import { eventually, isAlive, RpcPeer, runProgram } from "../../helpers/stdio-rpc.js";
+import { until } from "../../helpers/poll.js";
+import { isAlive, RpcPeer, runProgram } from "../../helpers/stdio-rpc.js";
 
 const fixture = (name: string): string =>
   fileURLToPath(new URL(`../../fixtures/${name}.js`, import.meta.url));
@@ -92,7 +93,7 @@ describe("StdioClientTransport", { timeout: 60_000 }, () => {
       assert.equal(isAlive(pid), true);
       await transport.close();
       assert.deepEqual(await transport.exited, { code: null, signal: "SIGTERM" });
-      await eventually(() => !isAlive(pid), `grandchild ${pid} to exit`, 5000);
+      await until(() => !isAlive(pid), `grandchild ${pid} to exit`, 5000);
     } finally {
       reap(pid);
     }
@@ -104,7 +105,7 @@ describe("StdioClientTransport", { timeout: 60_000 }, () => {
     try {
       await transport.close();
       assert.deepEqual(await transport.exited, { code: 0, signal: null });
-      await eventually(() => !isAlive(pid), `grandchild ${pid} to exit`, 5000);
+      await until(() => !isAlive(pid), `grandchild ${pid} to exit`, 5000);
     } finally {
       reap(pid);
     }
@@ -142,7 +143,7 @@ describe("StdioClientTransport", { timeout: 60_000 }, () => {
     assert.deepEqual(await peer.request("flood", { bytes }), { flooded: bytes });
     // stderr is a separate pipe: its last bytes may still be in flight when the reply arrives.
     const total = bytes + "END-OF-FLOOD\n".length;
-    await eventually(() => forwarded === total, `${total} bytes of stderr (have ${forwarded})`);
+    await until(() => forwarded === total, `${total} bytes of stderr (have ${forwarded})`);
     const tail = transport.stderrTail();
     assert.ok(tail.length <= 1000, `tail of ${tail.length} characters`);
     assert.ok(tail.endsWith("END-OF-FLOOD\n"));
@@ -217,7 +218,7 @@ describe("StdioClientTransport", { timeout: 60_000 }, () => {
     const { pid } = (await runProgram("exit")) as { pid: number };
     assert.ok(pid > 0);
     try {
-      await eventually(() => !isAlive(pid), `orphaned server ${pid} to exit`, 5000);
+      await until(() => !isAlive(pid), `orphaned server ${pid} to exit`, 5000);
     } finally {
       reap(pid);
     }

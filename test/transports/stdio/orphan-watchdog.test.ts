@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "../../helpers/poll.js";
 import { killLeftovers, processGoneWithin, processRunning } from "../../helpers/process-alive.js";
 
 const PARENT = fileURLToPath(new URL("../../fixtures/tied-parent.js", import.meta.url));
@@ -23,22 +24,12 @@ after(() => {
 
 let runs = 0;
 
-async function until<T>(what: string, probe: () => T | undefined, waitMs = 10_000): Promise<T> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Starts tied-parent in `mode`; resolves once the launcher and its child both run. */
 async function startParent(mode: "tied" | "untied" | "exit") {
   const pidFile = join(dir, `launcher-${++runs}.pids`);
   const parent = spawn(process.execPath, [PARENT, mode, pidFile], { stdio: "ignore" });
   if (parent.pid !== undefined) started.add(parent.pid);
-  const [launcher, child] = await until("the launcher's pid file", () =>
+  const [launcher, child] = await waitFor("the launcher's pid file", () =>
     existsSync(pidFile) ? readFileSync(pidFile, "utf8").split(" ").map(Number) : undefined,
   );
   started.add(launcher!);
@@ -92,14 +83,14 @@ describe("stdio servers die with the program that started them", () => {
 
   it("a watchdog killed from outside is replaced and still covers the server", async () => {
     const { parent, launcher, child } = await startParent("tied");
-    const [first] = await until("the watchdog", () => {
+    const [first] = await waitFor("the watchdog", () => {
       const found = watchdogsOf(parent.pid!);
       return found.length > 0 ? found : undefined;
     });
     // The replacement waits out a second after the first one started (no restart loops).
     await new Promise((resolve) => setTimeout(resolve, 1100));
     process.kill(first!, "SIGKILL");
-    await until("a new watchdog", () => {
+    await waitFor("a new watchdog", () => {
       const found = watchdogsOf(parent.pid!).filter((pid) => pid !== first);
       return found.length > 0 ? found : undefined;
     });

@@ -6,18 +6,10 @@ import { fileURLToPath } from "node:url";
 import type { JsonRpcMessage } from "../../../src/jsonrpc/types.js";
 import type { CloseInfo, TransportReceiver } from "../../../src/protocol/transport.js";
 import { StdioServerTransport } from "../../../src/transports/stdio/server.js";
+import { until } from "../../helpers/poll.js";
 
 const FIXTURE = fileURLToPath(new URL("../../fixtures/server-echo.js", import.meta.url));
 const EIGHT_MB = 8 * 1024 * 1024;
-
-/** Polls until `condition` holds; fails with `what` after `timeoutMs`. */
-async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed wire lines are inspected loosely
 type Parsed = any;
@@ -128,7 +120,7 @@ describe("StdioServerTransport in a real process", () => {
     let batch = "";
     for (let id = 1; id <= count; id++) batch += `${JSON.stringify(request(id, "echo", { id }))}\n`;
     server.child.stdin.write(batch);
-    await waitUntil(() => server.messages.length === count, "all replies");
+    await until(() => server.messages.length === count, "all replies");
     assert.deepEqual(
       server.messages.map((message) => message.result.echo.id),
       Array.from({ length: count }, (_, index) => index + 1),
@@ -192,7 +184,7 @@ describe("StdioServerTransport in a real process", () => {
       server.write(request(1, "slow", { ms: 300 }));
       server.write(request(2, "echo"));
       // The echo reply proves the slow request was read and the signal handlers are installed.
-      await waitUntil(() => server.response(2) !== undefined, "echo reply");
+      await until(() => server.response(2) !== undefined, "echo reply");
       server.child.kill(signal);
       await exitsCleanly(server);
       assert.deepEqual(server.response(1)?.result, { echo: { ms: 300 } });
@@ -205,9 +197,9 @@ describe("StdioServerTransport in a real process", () => {
     const server = startServer(["--wait-ms", "60000"]);
     server.write(request(1, "slow", { ms: 60_000 }));
     server.write(request(2, "echo"));
-    await waitUntil(() => server.response(2) !== undefined, "echo reply");
+    await until(() => server.response(2) !== undefined, "echo reply");
     server.child.kill("SIGTERM");
-    await waitUntil(() => server.stderr().includes("input ended"), "first signal handled");
+    await until(() => server.stderr().includes("input ended"), "first signal handled");
     server.child.kill("SIGTERM");
     await exitsCleanly(server);
     assert.equal(server.response(1), undefined);
@@ -226,7 +218,7 @@ describe("StdioServerTransport in a real process", () => {
     // Eight pings 50 ms apart span well over 300 ms; each must still be answered.
     for (let id = 1; id <= 8; id++) {
       server.write(request(id, "echo"));
-      await waitUntil(() => server.response(id) !== undefined, `reply ${id}`);
+      await until(() => server.response(id) !== undefined, `reply ${id}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await exitsCleanly(server);
@@ -237,7 +229,7 @@ describe("StdioServerTransport in a real process", () => {
     const server = startServer();
     server.child.stdin.write("this is not json\n");
     server.write(request(7, "echo", { after: "garbage" }));
-    await waitUntil(() => server.messages.length === 2, "two replies");
+    await until(() => server.messages.length === 2, "two replies");
     assert.equal(server.response(null)?.error.code, -32700);
     assert.deepEqual(server.response(7)?.result, { echo: { after: "garbage" } });
     server.child.stdin.end();
@@ -249,7 +241,7 @@ describe("StdioServerTransport in a real process", () => {
     for (let id = 1; id <= 4; id++) server.write(request(id, "big", { bytes: 4 * 1024 * 1024 }));
     await new Promise((resolve) => server.child.stdout.once("data", resolve));
     server.child.stdout.destroy();
-    await waitUntil(() => /transport closed with error/.test(server.stderr()), "error close");
+    await until(() => /transport closed with error/.test(server.stderr()), "error close");
     // The broken transport released stdin, so the process ends without anything from us.
     await exitsCleanly(server, { stdoutCut: true });
     assert.doesNotMatch(server.stderr(), /Unhandled|Uncaught|node:internal/);
@@ -326,7 +318,7 @@ describe("StdioServerTransport over in-memory streams", () => {
     const { seen, receiver } = recorder();
     transport.start(receiver);
     input.end('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
-    await waitUntil(() => seen.ended === 1, "ended()");
+    await until(() => seen.ended === 1, "ended()");
     assert.equal(seen.messages.length, 1);
     await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
     await transport.close();
@@ -373,7 +365,7 @@ describe("StdioServerTransport over in-memory streams", () => {
     const { input, transport } = memoryTransport({ idleTimeoutMs: 30 });
     const { seen, receiver } = recorder();
     transport.start(receiver);
-    await waitUntil(() => seen.ended === 1, "idle ended()");
+    await until(() => seen.ended === 1, "idle ended()");
     input.write('{"jsonrpc":"2.0","method":"late"}\n');
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(seen.messages.length, 0);

@@ -7,7 +7,8 @@ import {
   type SupervisedStdioOptions,
   SupervisedStdioTransport,
 } from "../../../src/transports/stdio/supervisor.js";
-import { eventually, isAlive, RpcPeer, runProgram } from "../../helpers/stdio-rpc.js";
+import { until } from "../../helpers/poll.js";
+import { isAlive, RpcPeer, runProgram } from "../../helpers/stdio-rpc.js";
 
 const echoFixture = fileURLToPath(new URL("../../fixtures/child-echo.js", import.meta.url));
 
@@ -132,7 +133,7 @@ describe("SupervisedStdioTransport", { timeout: 60_000 }, () => {
     await assert.rejects(peer.request("crash", { code: 7 }), isExitedError);
     const waited = peer.request("echo", { from: "waiting" }).then(() => order.push("waiting"));
     await waited;
-    await eventually(() => order.length === 2, "both replies");
+    await until(() => order.length === 2, "both replies");
     assert.deepEqual(order, ["resumed", "waiting"]);
     await transport.close();
   });
