@@ -5,10 +5,10 @@ import {
   EVERYTHING_SERVER,
   listeningAddress,
   type Running,
-  runCli,
   startProcess,
   stop,
 } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 describe("mcpwire verbs against the everything server over Streamable HTTP", () => {
   let server: Running;
@@ -21,28 +21,28 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
   after(() => stop(server));
 
   it("discover detects the modern era, and --era legacy gets a legacy session", async () => {
-    const modern = JSON.parse((await runCli(["discover", url, "--json"])).stdout);
+    const modern = JSON.parse((await runInProcess(["discover", url, "--json"])).stdout);
     assert.equal(modern.era, "modern");
     assert.deepEqual(modern.supportedVersions, ["2026-07-28", ...LEGACY_VERSIONS]);
     assert.equal(modern.serverInfo.name, "mcpwire-everything-server");
     assert.ok(modern.tools.some((tool: { name: string }) => tool.name === "test_simple_text"));
     assert.ok(modern.resources.some((r: { uri: string }) => r.uri === "test://static-text"));
     assert.ok(modern.prompts.some((p: { name: string }) => p.name === "test_simple_prompt"));
-    const legacy = await runCli(["discover", url, "--era", "legacy"]);
+    const legacy = await runInProcess(["discover", url, "--era", "legacy"]);
     assert.equal(legacy.code, 0, legacy.stderr);
     assert.match(legacy.stdout, /^era +legacy \(protocol 2025-11-25/m);
   });
 
   it("call, read and prompt print readable results", async () => {
-    const call = await runCli(["call", url, "test_simple_text"]);
+    const call = await runInProcess(["call", url, "test_simple_text"]);
     assert.equal(call.code, 0, call.stderr);
     assert.match(call.stdout, /\S/);
-    const image = await runCli(["call", url, "test_image_content"]);
+    const image = await runInProcess(["call", url, "test_image_content"]);
     assert.match(image.stdout, /^\[image image\/png, \d+ bytes\]$/m);
-    const read = await runCli(["read", url, "test://static-text", "--era", "legacy"]);
+    const read = await runInProcess(["read", url, "test://static-text", "--era", "legacy"]);
     assert.equal(read.code, 0, read.stderr);
     assert.match(read.stdout, /\S/);
-    const prompt = await runCli([
+    const prompt = await runInProcess([
       "prompt",
       url,
       "test_prompt_with_arguments",
@@ -53,7 +53,7 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
   });
 
   it("progress arrives as lines on stderr; --header reaches the server", async () => {
-    const run = await runCli([
+    const run = await runInProcess([
       "call",
       url,
       "test_tool_with_progress",
@@ -65,14 +65,14 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
   });
 
   it("isError exits 1", async () => {
-    const run = await runCli(["call", url, "test_error_handling", "--json"]);
+    const run = await runInProcess(["call", url, "test_error_handling", "--json"]);
     assert.equal(run.code, 1);
     assert.equal(JSON.parse(run.stdout).isError, true);
   });
 
   it("an input request the command cannot answer is a clear error, in both eras", async () => {
     for (const era of ["modern", "legacy"]) {
-      const run = await runCli([
+      const run = await runInProcess([
         "call",
         url,
         "test_elicitation",
@@ -90,7 +90,7 @@ describe("mcpwire verbs against the everything server over Streamable HTTP", () 
   });
 
   it("a raw request gets the era's _meta and prints JSON", async () => {
-    const run = await runCli(["raw", url, "tools/list"]);
+    const run = await runInProcess(["raw", url, "tools/list"]);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(Array.isArray(JSON.parse(run.stdout).tools));
   });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { runCli, STDIO_SERVER, startCli, waitFor } from "./run-cli.js";
+import { STDIO_SERVER, startCli, waitFor } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const SILENT_SERVER = new URL("../fixtures/cli-silent-server.js", import.meta.url).pathname;
 
@@ -8,7 +9,7 @@ const server = ["--", process.execPath, STDIO_SERVER];
 
 describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   it("discover shows era, server, tools, resources, templates and prompts", async () => {
-    const run = await runCli(["discover", ...server]);
+    const run = await runInProcess(["discover", ...server]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^era +modern \(protocol 2026-07-28/m);
     assert.match(run.stdout, /^server +mcpwire-example-stdio 1\.0\.0/m);
@@ -21,7 +22,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("discover --json --era legacy parses and names the legacy era", async () => {
-    const run = await runCli(["discover", "--json", "--era", "legacy", ...server]);
+    const run = await runInProcess(["discover", "--json", "--era", "legacy", ...server]);
     assert.equal(run.code, 0, run.stderr);
     const report = JSON.parse(run.stdout);
     assert.equal(report.era, "legacy");
@@ -36,10 +37,10 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("call prints the content, with progress as plain lines on stderr", async () => {
-    const echo = await runCli(["call", "echo", '{"text":"hi there"}', ...server]);
+    const echo = await runInProcess(["call", "echo", '{"text":"hi there"}', ...server]);
     assert.equal(echo.code, 0, echo.stderr);
     assert.equal(echo.stdout, "hi there\n");
-    const slow = await runCli(["call", "slow_count", '{"n":3}', ...server]);
+    const slow = await runInProcess(["call", "slow_count", '{"n":3}', ...server]);
     assert.equal(slow.code, 0, slow.stderr);
     assert.equal(slow.stdout, "counted to 3\n");
     assert.match(slow.stderr, /^progress 1\/3 counted 1$/m);
@@ -47,7 +48,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("call --json prints the result as JSON, structuredContent included", async () => {
-    const run = await runCli(["call", "add", '{"a":2,"b":3}', "--json", ...server]);
+    const run = await runInProcess(["call", "add", '{"a":2,"b":3}', "--json", ...server]);
     assert.equal(run.code, 0, run.stderr);
     const result = JSON.parse(run.stdout);
     assert.deepEqual(result.structuredContent, { sum: 5 });
@@ -55,19 +56,19 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("a tool result with isError exits 1", async () => {
-    const run = await runCli(["call", "add", '{"a":"two","b":3}', ...server]);
+    const run = await runInProcess(["call", "add", '{"a":"two","b":3}', ...server]);
     assert.equal(run.code, 1);
     assert.match(run.stdout, /^tool error:\nInvalid arguments for tool add/);
   });
 
   it("arguments that are not a JSON object are a usage error (exit 2)", async () => {
-    const run = await runCli(["call", "echo", "{text:hi}", ...server]);
+    const run = await runInProcess(["call", "echo", "{text:hi}", ...server]);
     assert.equal(run.code, 2);
     assert.match(run.stderr, /^mcpwire: tool arguments is not valid JSON: [^\n]*\n$/);
   });
 
   it("an unknown tool is one line naming the tools there are, and exit 1", async () => {
-    const run = await runCli(["call", "no_such_tool", ...server]);
+    const run = await runInProcess(["call", "no_such_tool", ...server]);
     assert.equal(run.code, 1);
     assert.equal(run.stdout, "");
     assert.match(
@@ -77,7 +78,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("a JSON-RPC error from the server is one line and exit 1", async () => {
-    const run = await runCli(["raw", "no/such_method", ...server]);
+    const run = await runInProcess(["raw", "no/such_method", ...server]);
     assert.equal(run.code, 1);
     assert.equal(run.stdout, "");
     assert.match(run.stderr, /^mcpwire: server error -32601: [^\n]*\n$/);
@@ -85,13 +86,20 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
 
   it("read, prompt and raw, in both eras", async () => {
     for (const era of ["modern", "legacy"]) {
-      const read = await runCli(["read", "example://colors/red", "--era", era, ...server]);
+      const read = await runInProcess(["read", "example://colors/red", "--era", era, ...server]);
       assert.equal(read.code, 0, read.stderr);
       assert.equal(read.stdout, "red is a fine color\n");
-      const prompt = await runCli(["prompt", "greet", '{"name":"Ada"}', "--era", era, ...server]);
+      const prompt = await runInProcess([
+        "prompt",
+        "greet",
+        '{"name":"Ada"}',
+        "--era",
+        era,
+        ...server,
+      ]);
       assert.equal(prompt.code, 0, prompt.stderr);
       assert.equal(prompt.stdout, "# Greeting for Ada\nuser: Please greet Ada warmly.\n");
-      const raw = await runCli([
+      const raw = await runInProcess([
         "raw",
         "completion/complete",
         '{"ref":{"type":"ref/resource","uri":"example://colors/{color}"},"argument":{"name":"color","value":"b"}}',
@@ -105,7 +113,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("--verbose shows the wire on stderr and keeps stdout clean", async () => {
-    const run = await runCli([
+    const run = await runInProcess([
       "call",
       "echo",
       '{"text":"x"}',
@@ -125,7 +133,7 @@ describe("mcpwire verbs against a stdio server (-- <command>)", () => {
   });
 
   it("a server that cannot be started is one line and exit 1", async () => {
-    const run = await runCli(["discover", "--", "/no/such/mcp-server"]);
+    const run = await runInProcess(["discover", "--", "/no/such/mcp-server"]);
     assert.equal(run.code, 1);
     assert.equal(run.stderr.split("\n").length, 2, run.stderr);
     assert.match(run.stderr, /^mcpwire: .*\/no\/such\/mcp-server/);
