@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { EVERYTHING_SERVER, runCli } from "./run-cli.js";
+import { EVERYTHING_SERVER } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const HOSTILE = new URL("../fixtures/skills-hostile-server.js", import.meta.url).pathname;
 const EXAMPLE_SKILLS = new URL("../../../examples/skills/", import.meta.url).pathname;
@@ -27,7 +28,7 @@ function tempDir(): string {
 
 describe("mcpwire skills", () => {
   it("lists a server's skills: name, URI, files, size, description", async () => {
-    const run = await runCli(["skills", ...everything]);
+    const run = await runInProcess(["skills", ...everything]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(
       run.stdout,
@@ -35,26 +36,26 @@ describe("mcpwire skills", () => {
     );
     assert.match(run.stdout, /^ {2}Process a customer refund request/m);
     assert.match(run.stdout, /^code-review {2}skill:\/\/code-review\/SKILL\.md/m);
-    const json = await runCli(["skills", "list", "--json", ...everything]);
+    const json = await runInProcess(["skills", "list", "--json", ...everything]);
     const skills = JSON.parse(json.stdout) as { uri: string }[];
     assert.equal(skills.length, 2);
   });
 
   it("shows one skill by name or URI, with its files' digests", async () => {
-    const byName = await runCli(["skills", "show", "code-review", ...everything]);
+    const byName = await runInProcess(["skills", "show", "code-review", ...everything]);
     assert.equal(byName.code, 0, byName.stderr);
     assert.match(
       byName.stdout,
       /^ {2}skill:\/\/code-review\/references\/checklist\.md {2}\d+ bytes {2}sha256:[0-9a-f]{64}$/m,
     );
-    const unknown = await runCli(["skills", "show", "skill://nope/SKILL.md", ...everything]);
+    const unknown = await runInProcess(["skills", "show", "skill://nope/SKILL.md", ...everything]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No skill is served at skill:\/\/nope\/SKILL\.md/);
   });
 
   it("downloads every skill, byte for byte, under --to", async () => {
     const dir = tempDir();
-    const run = await runCli(["skills", "download", "--all", "--to", dir, ...everything]);
+    const run = await runInProcess(["skills", "download", "--all", "--to", dir, ...everything]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^skill:\/\/code-review\/SKILL\.md -> code-review\/ \(2 files\)$/m);
     for (const path of [
@@ -69,10 +70,17 @@ describe("mcpwire skills", () => {
         path,
       );
     }
-    const again = await runCli(["skills", "download", "code-review", "--to", dir, ...everything]);
+    const again = await runInProcess([
+      "skills",
+      "download",
+      "code-review",
+      "--to",
+      dir,
+      ...everything,
+    ]);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /exists \(--force replaces files\)/);
-    const forced = await runCli([
+    const forced = await runInProcess([
       "skills",
       "download",
       "code-review",
@@ -85,16 +93,16 @@ describe("mcpwire skills", () => {
   });
 
   it("asks for a skill and a folder", async () => {
-    const none = await runCli(["skills", "download", "--to", tempDir(), ...everything]);
+    const none = await runInProcess(["skills", "download", "--to", tempDir(), ...everything]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /download takes skill names or URIs, or --all/);
-    const noDir = await runCli(["skills", "download", "--all", ...everything]);
+    const noDir = await runInProcess(["skills", "download", "--all", ...everything]);
     assert.equal(noDir.code, 2);
     assert.match(noDir.stderr, /download needs --to <dir>/);
   });
 
   it("refuses a server without the extension", async () => {
-    const run = await runCli([
+    const run = await runInProcess([
       "skills",
       "--",
       process.execPath,
@@ -107,7 +115,7 @@ describe("mcpwire skills", () => {
 
 describe("mcpwire skills against a hostile server", () => {
   it("shows escape sequences as text", async () => {
-    const run = await runCli(["skills", ...hostile]);
+    const run = await runInProcess(["skills", ...hostile]);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(!run.stdout.includes("\u001b"), JSON.stringify(run.stdout));
     assert.match(run.stdout, /\\x1b\[2J\\x1b\]0;owned/);
@@ -116,7 +124,7 @@ describe("mcpwire skills against a hostile server", () => {
   it("writes nothing for a folder name with control characters", async () => {
     const dir = tempDir();
     const uri = "skill://bad%1B%5B31mfolder/trap/SKILL.md";
-    const run = await runCli(["skills", "download", uri, "--to", dir, ...hostile]);
+    const run = await runInProcess(["skills", "download", uri, "--to", dir, ...hostile]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /refused to write a file named "bad\\x1b\[31mfolder"/);
     assert.deepEqual(readdirSync(dir), []);
@@ -124,7 +132,7 @@ describe("mcpwire skills against a hostile server", () => {
 
   it("writes nothing for a file path that climbs out of the skill", async () => {
     const dir = join(tempDir(), "a", "b");
-    const run = await runCli(["skills", "download", "climb", "--to", dir, ...hostile]);
+    const run = await runInProcess(["skills", "download", "climb", "--to", dir, ...hostile]);
     assert.equal(run.code, 1);
     assert.match(
       run.stderr,
@@ -136,7 +144,7 @@ describe("mcpwire skills against a hostile server", () => {
 
   it("writes nothing when a file is not what the entry lists", async () => {
     const dir = tempDir();
-    const run = await runCli(["skills", "download", "liar", "--to", dir, ...hostile]);
+    const run = await runInProcess(["skills", "download", "liar", "--to", dir, ...hostile]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /skill:\/\/liar\/notes\.md is 19 bytes, the entry says 15/);
     assert.deepEqual(readdirSync(dir), []);
