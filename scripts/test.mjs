@@ -103,8 +103,9 @@ if (named.length > 0) {
   code = (await nodeTest(named, 2, false).done).code;
 } else {
   const { unit, e2e } = splitTests(join(ROOT, "dist", "test"));
-  // Measured on the 2-core machine: e2e two files at a time mostly waits on its subprocesses,
-  // and the unit half beside it, one file at a time, uses the CPU that waiting leaves.
+  // Measured on the 2-core machine (shared, load 2-3): e2e two files at a time is the long
+  // pole (331 s) and the unit half beside it, one file at a time, ends well before (120 s);
+  // e2e three at a time took longer (401 s, the load climbing to 9).
   const e2eRun = half === "unit" ? undefined : nodeTest(e2e, 2, false);
   const unitRun = half === "e2e" ? undefined : nodeTest(unit, half === "unit" ? 2 : 1, !!e2eRun);
   const e2eResult = e2eRun ? await e2eRun.done : undefined;
