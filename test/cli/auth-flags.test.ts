@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type ProtectedEverything, startProtectedEverything } from "./protected-everything.js";
 import { CLI, runCli } from "./run-cli.js";
+import { runInProcess } from "./run-in-process.js";
 
 const SECRET = "s3cret-client-value";
 
@@ -170,14 +171,22 @@ describe("CLI authorization options", () => {
       [["--bearer", "x", "--client-id", "y"], /exclude each other/],
       [["--bearer", "x", "--bearer-file", "y"], /give the bearer token once/],
     ];
+    // Refused before anything is read or reached: in process, through run().
     for (const [extra, message] of cases) {
-      const run = await call(extra);
+      const run = await runInProcess(["call", fixture.url, "test_simple_text", "{}", ...extra]);
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, message);
     }
-    const stdio = await runCli(["call", "--bearer", "x", "t", "--", process.execPath, "-e", ""], {
-      env,
-    });
+    const stdio = await runInProcess([
+      "call",
+      "--bearer",
+      "x",
+      "t",
+      "--",
+      process.execPath,
+      "-e",
+      "",
+    ]);
     assert.equal(stdio.code, 2);
     assert.match(stdio.stderr, /for an http\(s\) server/);
   });
