@@ -21,7 +21,7 @@ import {
   SERVER_EVERYTHING,
   startConfigGateway,
 } from "./gateway-run.js";
-import type { Running } from "./run-cli.js";
+import { type Running, stop } from "./run-cli.js";
 import { runInProcess } from "./run-in-process.js";
 
 interface Health {
@@ -349,6 +349,23 @@ describe("gateway over a config file: usage", () => {
       const run = await runInProcess(["gateway", "--config", bad]);
       assert.equal(run.code, 2, run.stderr);
       assert.match(run.stderr, message);
+    }
+  });
+
+  it("takes another separator for /mcp, and refuses one outside the tool-name characters", async () => {
+    const bad = await runInProcess(["gateway", "--config", config, "--separator", "/"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--separator must be 1 to 8 of the characters tool names allow/);
+    const { gateway, origin } = await startConfigGateway(config, ["--separator", "."]);
+    try {
+      assert.match(gateway.stderr(), /names prefixed with <server>\./);
+      const { client } = await connectClient(`${origin}/mcp`, "modern");
+      const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
+      assert.deepEqual(names, ["a.noop", "b.noop"]);
+      assert.equal((await client.callTool("b.noop", {})).isError, undefined);
+      await client.close();
+    } finally {
+      await stop(gateway);
     }
   });
 

@@ -84,6 +84,8 @@ Options:
                            a url entry with its headers and stored tokens): all at /mcp (names <server>_<name>, resource URIs carrying
                            the server) and each at /servers/<name>/mcp, supervised on its own;
                            GET /healthz reports each (200 "ok" or "degraded" while any is up)
+  --separator <s>          between a server's name and a tool's on /mcp and in the globs below
+                           (default _; 1-8 of A-Z a-z 0-9 _ - .)
 ${GOVERNANCE_USAGE}
 ${ENV_USAGE}
 
@@ -119,6 +121,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     header: "list",
     config: "value",
     server: "value",
+    separator: "value",
     ...GOVERNANCE_OPTIONS,
     ...ENV_OPTIONS,
     ...AUTH_OPTIONS,
@@ -190,7 +193,8 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       "--auth-issuer and a gateway token (--token, --token-file, MCPWIRE_GATEWAY_TOKEN) exclude each other",
     );
   }
-  const rules = governance(options, NAME_SEPARATOR, logLine);
+  const separator = nameSeparator(options.separator as string | undefined);
+  const rules = governance(options, separator, logLine);
   if (many) {
     if (
       socketAddress ||
@@ -242,7 +246,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
         authenticate: token === undefined ? undefined : bearerCheck(token),
       },
       governance: rules,
-      separator: NAME_SEPARATOR,
+      separator,
     });
   }
   const auth = await gatewayGuard(
@@ -332,8 +336,19 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   return reason.startsWith("child lost") ? 1 : 0;
 }
 
-/** Between a server's name and a tool's in the globs of --allow-tools and --deny-tools. */
-const NAME_SEPARATOR = "_";
+/**
+ * Between a server's name and its tool's or prompt's on /mcp and in the globs of --allow-tools
+ * and --deny-tools: "_" unless --separator says otherwise, within the tool-name characters.
+ */
+function nameSeparator(given: string | undefined): string {
+  if (given === undefined) return "_";
+  if (!/^[A-Za-z0-9_.-]{1,8}$/.test(given)) {
+    throw new UsageError(
+      "--separator must be 1 to 8 of the characters tool names allow (A-Z a-z 0-9 _ - .)",
+    );
+  }
+  return given;
+}
 
 /**
  * The entries to serve side by side, when there are several: those `--server a,b` names, or
