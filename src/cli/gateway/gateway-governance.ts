@@ -4,8 +4,12 @@
  * servers, on the tool's own name otherwise) and `--audit-log FILE` (one line per tool call,
  * naming the server; arguments only with `--audit-arguments`).
  */
+
+import { readFileSync } from "node:fs";
+import { isPlainObject } from "../../jsonrpc/errors.js";
 import { type AuditFile, audit, auditFile, visibility } from "../../middleware/index.js";
 import type { McpServer } from "../../server/mcp-server.js";
+import { printableLine } from "../../text/printable.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { UsageError } from "../core/errors.js";
 
@@ -14,11 +18,15 @@ export const GOVERNANCE_OPTIONS: Record<string, OptionKind> = {
   "deny-tools": "list",
   "audit-log": "value",
   "audit-arguments": "flag",
+  "tool-scopes": "value",
 };
 
 export const GOVERNANCE_USAGE = `  --allow-tools <glob>     only tools matching it are offered and callable (repeatable; * any run,
                            ? one character; on <server>_<tool> with several servers)
   --deny-tools <glob>      tools matching it are hidden and refused as unknown (repeatable)
+  --tool-scopes <file>     with --auth-issuer: a JSON object mapping each scope to the tool globs it
+                           shows ({"files:read": ["files_read_*"], "admin": ["*"]}); a caller
+                           sees a tool only when one of its token's scopes allows it
   --audit-log <file>       append one JSON line per tool call (time, principal, server, tool,
                            duration, outcome); arguments only with --audit-arguments`;
 
@@ -38,6 +46,7 @@ export function governance(
   for (const glob of [...(allow ?? []), ...(deny ?? [])]) {
     if (glob.length === 0) throw new UsageError("--allow-tools and --deny-tools need a glob");
   }
+  const scopes = toolScopes(options);
   const path = options["audit-log"] as string | undefined;
   if (options["audit-arguments"] === true && path === undefined) {
     throw new UsageError("--audit-arguments goes with --audit-log <file>");
@@ -59,12 +68,13 @@ export function governance(
           }),
         );
       }
-      if (allow !== undefined || deny !== undefined) {
+      if (allow !== undefined || deny !== undefined || scopes !== undefined) {
         const prefix = serverName === undefined ? "" : `${serverName}${separator}`;
         server.use(
           visibility({
             ...(allow === undefined ? {} : { allow }),
             ...(deny === undefined ? {} : { deny }),
+            ...(scopes === undefined ? {} : { scopes }),
             matchAs: (name) => prefix + name,
           }),
         );
@@ -74,4 +84,33 @@ export function governance(
       await file?.close();
     },
   };
+}
+
+/** `--tool-scopes FILE`: scope → tool globs, checked before anything starts. */
+function toolScopes(options: ParsedArgs["options"]): Record<string, string[]> | undefined {
+  const path = options["tool-scopes"] as string | undefined;
+  if (path === undefined) return undefined;
+  if (options["auth-issuer"] === undefined) {
+    throw new UsageError("--tool-scopes needs --auth-issuer: the scopes are an access token's");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new UsageError(
+      `--tool-scopes ${printableLine(path)}: ${printableLine((error as Error).message)}`,
+    );
+  }
+  const valid =
+    isPlainObject(parsed) &&
+    Object.values(parsed).every(
+      (globs) =>
+        Array.isArray(globs) && globs.every((glob) => typeof glob === "string" && glob !== ""),
+    );
+  if (!valid) {
+    throw new UsageError(
+      `--tool-scopes ${printableLine(path)}: expected an object mapping each scope to an array of tool globs`,
+    );
+  }
+  return parsed as Record<string, string[]>;
 }

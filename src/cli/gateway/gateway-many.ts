@@ -76,6 +76,7 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   const address = http.address() as AddressInfo;
   const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${hostPart}:${address.port}`;
+  settings.handlerOptions?.auth?.useEndpointUrl?.(origin);
 
   const upstreams: Upstream[] = settings.entries.map((entry, index) => {
     const child = children[index];
@@ -114,7 +115,10 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   const byPath = new Map(upstreams.map((upstream) => [serverPath(upstream.name), upstream]));
   http.on("request", (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    if (path === "/mcp" || path === "/healthz") return aggregateListener(req, res);
+    // /mcp, the health check and the protected resource metadata (/.well-known/…).
+    if (path === "/mcp" || path === "/healthz" || path.startsWith("/.well-known/")) {
+      return aggregateListener(req, res);
+    }
     const upstream = byPath.get(path);
     if (upstream === undefined) {
       res.writeHead(404, { "Content-Type": "text/plain" }).end("Not Found");

@@ -193,17 +193,21 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       "--auth-issuer and a gateway token (--token, --token-file, MCPWIRE_GATEWAY_TOKEN) exclude each other",
     );
   }
+  const auth = await gatewayGuard(
+    {
+      issuer,
+      resource: options["auth-resource"] as string | undefined,
+      scopes: options["auth-scopes"] as string | undefined,
+      loopback: isLoopbackHostname(host) || host === "::1",
+    },
+    logLine,
+  );
   const separator = nameSeparator(options.separator as string | undefined);
   const rules = governance(options, separator, logLine);
   if (many) {
-    if (
-      socketAddress ||
-      options.path !== undefined ||
-      issuer !== undefined ||
-      options["legacy-sse"] === true
-    ) {
+    if (socketAddress || options.path !== undefined || options["legacy-sse"] === true) {
       throw new UsageError(
-        "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --auth-issuer, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
+        "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
       );
     }
     const flagEnv = childEnvSettings(options);
@@ -243,21 +247,16 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
         allowedOrigins:
           (options["allowed-origin"] as string[] | undefined) ??
           (options.cors === true ? "same-origin" : undefined),
-        authenticate: token === undefined ? undefined : bearerCheck(token),
+        // One protected resource for every path: the origin (or --auth-resource), so a token
+        // for it opens /mcp and each /servers/<name>/mcp alike.
+        ...(auth
+          ? { auth }
+          : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
       },
       governance: rules,
       separator,
     });
   }
-  const auth = await gatewayGuard(
-    {
-      issuer,
-      resource: options["auth-resource"] as string | undefined,
-      scopes: options["auth-scopes"] as string | undefined,
-      loopback: isLoopbackHostname(host) || host === "::1",
-    },
-    logLine,
-  );
   const verbose = options.verbose === true;
   const [command, ...args] = fromConfig
     ? [fromConfig.command, ...fromConfig.args]
