@@ -11,7 +11,6 @@ import { META } from "../protocol/meta.js";
 import { honouredFilter } from "../protocol/subscription-filter.js";
 import { ignoreError, ignoring } from "../text/ignored-error.js";
 import { withEventId } from "./event-ids.js";
-import { TASKS_EXTENSION } from "./tasks/wire.js";
 
 /** Something a listen stream may carry. */
 export type SubscriptionEvent = (
@@ -200,7 +199,10 @@ interface ListenInputs {
   id: JsonRpcId;
   requested: SubscriptionFilter;
   capabilities: ServerCapabilities;
-  /** The stream's principal as a task owner key (taskOwner); needed only for taskIds. */
+  /**
+   * The stream's principal as a task owner key (taskOwner), given only when the server offers
+   * the tasks extension; taskIds are honoured only with it.
+   */
   owner?: string;
   source: SubscriptionEventSource;
   /** Sends a notification tied to the listen request (its HTTP stream, when there is one). */
@@ -218,9 +220,9 @@ interface ListenInputs {
 export async function serveListen(inputs: ListenInputs): Promise<JsonObject> {
   const { id, signal, notify, source } = inputs;
   let filter = honouredFilter(inputs.requested, inputs.capabilities);
-  // Task ids are honoured by a server offering the tasks extension (extensions/tasks/tasks.md).
-  const extensions = inputs.capabilities.extensions as JsonObject | undefined;
-  if (inputs.requested.taskIds && extensions?.[TASKS_EXTENSION] !== undefined) {
+  // Task ids are honoured when the caller gave an owner: it does so only for a server offering
+  // the tasks extension (extensions/tasks/tasks.md), so this file needs no tasks code.
+  if (inputs.requested.taskIds && inputs.owner !== undefined) {
     filter.taskIds = [...inputs.requested.taskIds];
   }
   const completion: JsonObject = { resultType: "complete", _meta: { [META.subscriptionId]: id } };

@@ -27,7 +27,6 @@ const STILL_COUPLED = [
   "server/listen-request.ts",
   "server/mcp-server.ts",
   "server/server-core.ts",
-  "server/subscriptions.ts",
   "server/tool-registry.ts",
 ];
 
