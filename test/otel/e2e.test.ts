@@ -145,6 +145,8 @@ describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP"
       "server metrics",
     );
     assert.ok(receiver.metricNames.has("mcp.client.operation.duration"));
+    // The command's client closed before the flush: its session is recorded too.
+    assert.ok(receiver.metricNames.has("mcp.client.session.duration"));
   });
 
   it("over stdio: the child server's span continues the command's trace", async () => {

@@ -11,7 +11,7 @@ import { parseSocketTarget } from "../../transports/socket/target.js";
 import { StdioClientTransport } from "../../transports/stdio/client.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
-import { instrumentClient } from "../core/instrumentation.js";
+import { clientConnected, instrumentClient } from "../core/instrumentation.js";
 import { childEnvSettings, ENV_OPTIONS, hasEnvOptions } from "./child-env.js";
 import { CONFIG_OPTIONS, configTarget, resolveConfigTarget } from "./config-target.js";
 import {
@@ -310,6 +310,7 @@ export async function openClient(
     clearTimeout(deadline);
     watch?.stopWatching();
   }
+  clientConnected(client);
   return client;
 }
 

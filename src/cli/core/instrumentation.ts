@@ -11,14 +11,23 @@ import type { ServerMiddleware } from "../../server/middleware-chain.js";
 
 let clientMiddleware: ClientMiddleware | undefined;
 let serverMiddleware: ServerMiddleware | undefined;
+let sessionRecorder: ((client: McpClient) => void) | undefined;
 
 /** Called by --otel: every client and server made from now on is traced. */
 export function setInstrumentation(hooks: {
   client: ClientMiddleware;
   server: ServerMiddleware;
+  /** Called once a verb's client is connected: mcp.client.session.duration until it closes. */
+  clientSession: (client: McpClient) => void;
 }): void {
   clientMiddleware = hooks.client;
   serverMiddleware = hooks.server;
+  sessionRecorder = hooks.clientSession;
+}
+
+/** Tells --otel that a verb's client finished its handshake (its session starts now). */
+export function clientConnected(client: McpClient): void {
+  sessionRecorder?.(client);
 }
 
 /** Adds the tracing middleware to a verb's client (first, so it is outermost). */

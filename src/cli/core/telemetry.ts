@@ -8,6 +8,7 @@
 import { type CommandTelemetry, startCommandTelemetry } from "../../otel/command-trace.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../otel/middleware.js";
 import { OtelSetupError } from "../../otel/sdk.js";
+import { recordClientSession } from "../../otel/session.js";
 import { CliError } from "./errors.js";
 import { setInstrumentation } from "./instrumentation.js";
 import { writeErr } from "./terminal.js";
@@ -21,7 +22,11 @@ export async function startCliTelemetry(verb: string): Promise<CommandTelemetry>
       serviceName: "mcpwire",
       ...(LONG_RUNNING.has(verb) ? {} : { rootSpan: `mcpwire ${verb}` }),
     });
-    setInstrumentation({ client: otelClientMiddleware(), server: otelServerMiddleware() });
+    setInstrumentation({
+      client: otelClientMiddleware(),
+      server: otelServerMiddleware(),
+      clientSession: recordClientSession,
+    });
     if (telemetry.traceId !== undefined) writeErr(`mcpwire: trace ${telemetry.traceId}`);
     return telemetry;
   } catch (error) {

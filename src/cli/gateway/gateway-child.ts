@@ -9,7 +9,7 @@ import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import type { ToolRules } from "../connect/config-file.js";
 import { logLine } from "../connect/session.js";
 import { WireLogTransport } from "../connect/wire-log.js";
-import { instrumentClient, instrumentServer } from "../core/instrumentation.js";
+import { clientConnected, instrumentClient, instrumentServer } from "../core/instrumentation.js";
 import { writeErrChunk } from "../core/terminal.js";
 import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
 import { childStartFailure, StartupStderr } from "./gateway-start.js";
@@ -145,6 +145,7 @@ export async function gatewayClient(
     }),
   );
   await connect(client);
+  clientConnected(client);
   server = new GatewayServer(() => client, {
     serverInfo: {
       name: "mcpwire-gateway",
