@@ -127,6 +127,39 @@ describe("examples/worker in workerd (Miniflare)", () => {
     }
   });
 
+  it("answers a legacy initialize with 404 and -32601 naming the era it speaks", async () => {
+    // A stateless Worker keeps no session: a legacy client is told plainly, not half-served.
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "legacy-client", version: "1.0.0" },
+        },
+      }),
+    });
+    assert.equal(response.status, 404);
+    assert.equal(response.headers.get("mcp-session-id"), null);
+    const reply = (await response.json()) as {
+      id: number;
+      error: { code: number; message: string };
+    };
+    assert.equal(reply.id, 1);
+    assert.equal(reply.error.code, -32601);
+    assert.match(
+      reply.error.message,
+      /^Method not found: initialize \(this endpoint speaks 2026-07-28\)$/,
+    );
+  });
+
   it("passes the official server suite at 2026-07-28 but for what cannot apply", async () => {
     const { scenarios, output } = await conformanceRequirements(url, "2026-07-28");
     assert.ok(scenarios.size > 30, `too few scenarios ran:\n${output.slice(-3000)}`);
