@@ -18,10 +18,13 @@ export function isPublicAddress(address: string): boolean {
   if (family === 4) return !NOT_PUBLIC.check(address, "ipv4");
   // IPv4-mapped (::ffff:a.b.c.d) is checked as the IPv4 address by BlockList itself; NAT64's
   // well-known prefix (RFC 6052) carries one in its last 32 bits.
-  const nat64 = /^64:ff9b::([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  // Its last groups may be written short (64:ff9b:: is 0.0.0.0, 64:ff9b::1 is 0.0.0.1) or dotted.
+  const dotted = /^64:ff9b::(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (dotted) return isPublicAddress(dotted[1] as string);
+  const nat64 = /^64:ff9b::(?:(?:([0-9a-f]{1,4}):)?([0-9a-f]{1,4}))?$/i.exec(address);
   if (nat64) {
-    const high = Number.parseInt(nat64[1] as string, 16);
-    const low = Number.parseInt(nat64[2] as string, 16);
+    const high = Number.parseInt(nat64[1] ?? "0", 16);
+    const low = Number.parseInt(nat64[2] ?? "0", 16);
     return isPublicAddress(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
   }
   return !NOT_PUBLIC.check(address, "ipv6");

@@ -58,6 +58,16 @@ describe("ip-scope.web.ts against node:net", () => {
     }
   });
 
+  it("judges NAT64 addresses written short or dotted by the IPv4 address inside", () => {
+    // 64:ff9b:: is 0.0.0.0 and 64:ff9b::1 is 0.0.0.1: node's check once missed the short forms
+    // (a random run found 0.0.0.0).
+    for (const address of ["64:ff9b::", "64:ff9b::1", "64:ff9b::a00:1", "64:ff9b::10.0.0.1"]) {
+      same(address);
+      assert.equal(node.isPublicAddress(address), false, address);
+    }
+    assert.equal(node.isPublicAddress("64:ff9b::808:808"), true);
+  });
+
   it("judges IPv4-mapped and NAT64 addresses by the IPv4 address inside", () => {
     fc.assert(
       fc.property(v4, (address) => {
