@@ -1,3 +1,4 @@
+import type { HttpHandlerOptions } from "../../transports/http/handler-options.js";
 import { DEFAULT_HEALTH_PATH } from "../../transports/http/health.js";
 import { serveHttp } from "../../transports/http/node-adapter.js";
 import { isLoopbackHostname } from "../../transports/http/security.js";
@@ -202,6 +203,17 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     },
     logLine,
   );
+  // Who may come in, the same for one server or several.
+  const access: HttpHandlerOptions = {
+    cors: options.cors === true,
+    allowedHosts: options["allowed-host"] as string[] | undefined,
+    // With CORS on, the loopback default (any port) would let every local web page in: only
+    // the gateway's own origin unless the operator names the app's.
+    allowedOrigins:
+      (options["allowed-origin"] as string[] | undefined) ??
+      (options.cors === true ? "same-origin" : undefined),
+    ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+  };
   const separator = nameSeparator(options.separator as string | undefined);
   const rules = governance(options, separator, logLine);
   if (many) {
@@ -241,18 +253,9 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
             }),
         };
       }),
-      handlerOptions: {
-        cors: options.cors === true,
-        allowedHosts: options["allowed-host"] as string[] | undefined,
-        allowedOrigins:
-          (options["allowed-origin"] as string[] | undefined) ??
-          (options.cors === true ? "same-origin" : undefined),
-        // One protected resource for every path: the origin (or --auth-resource), so a token
-        // for it opens /mcp and each /servers/<name>/mcp alike.
-        ...(auth
-          ? { auth }
-          : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
-      },
+      // With --auth-issuer, one protected resource for every path: the origin (or
+      // --auth-resource), so a token for it opens /mcp and each /servers/<name>/mcp alike.
+      handlerOptions: access,
       governance: rules,
       separator,
     });
@@ -292,16 +295,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
           host,
           port,
           path,
-          cors: options.cors === true,
-          allowedHosts: options["allowed-host"] as string[] | undefined,
-          // With CORS on, the loopback default (any port) would let every local web page in: only
-          // the gateway's own origin unless the operator names the app's.
-          allowedOrigins:
-            (options["allowed-origin"] as string[] | undefined) ??
-            (options.cors === true ? "same-origin" : undefined),
-          ...(auth
-            ? { auth }
-            : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
+          ...access,
           legacySse: options["legacy-sse"] === true,
           health: { check: () => child.health() },
         });
