@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { cacheKey, ResultCache, stableStringify } from "../../src/client/result-cache.js";
+import { mockClock } from "../helpers/mock-clock.js";
 import { until } from "../helpers/poll.js";
 import { discoverResult, type FakeServer, fakePair } from "./fake-server.js";
 
@@ -115,14 +116,16 @@ describe("ttlMs caching", () => {
     await client.close();
   });
 
-  it("re-fetches once the ttl has run out", async () => {
+  it("re-fetches once the ttl has run out", async (t) => {
+    const clock = mockClock(t);
     const { client, server } = await connected((server) =>
       server.on("resources/templates/list", { result: { resourceTemplates: [], ttlMs: 30 } }),
     );
     await client.listResourceTemplates();
+    await clock.advance(29);
     await client.listResourceTemplates();
-    assert.equal(count(server, "resources/templates/list"), 1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.equal(count(server, "resources/templates/list"), 1, "fresh for 30 ms");
+    await clock.advance(2);
     await client.listResourceTemplates();
     assert.equal(count(server, "resources/templates/list"), 2);
     await client.close();

@@ -8,6 +8,7 @@ import { Session, type SessionOptions } from "../../src/protocol/session.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { StreamTransport } from "../../src/transports/stream.js";
+import { mockClock, rejection, track } from "../helpers/mock-clock.js";
 import { until } from "../helpers/poll.js";
 
 function linkedSessions(serverOptions: SessionOptions = {}, clientOptions: SessionOptions = {}) {
@@ -81,24 +82,27 @@ describe("Session", () => {
     await client.close();
   });
 
-  it("times out, cancels on the wire, and drops the late reply quietly", async () => {
+  it("times out, cancels on the wire, and drops the late reply quietly", async (t) => {
+    const clock = mockClock(t);
     const { transport, peer, received } = rawPeer();
     const errors: Error[] = [];
     const client = new Session(transport, { onProtocolError: (error) => errors.push(error) });
     client.start();
-    const pending = client.request("slow", {}, { timeoutMs: 50 });
-    await assert.rejects(pending, (error: unknown) => {
-      assert.ok(error instanceof LocalError);
-      assert.equal(error.kind, "timeout");
-      return true;
-    });
-    await until(() => received.length === 2);
+    const pending = track(client.request("slow", {}, { timeoutMs: 50 }));
+    await clock.advance(49);
+    assert.equal(pending.now().state, "pending", "not a millisecond early");
+    assert.equal(received.length, 1);
+    await clock.advance(1);
+    const error = rejection(pending.now());
+    assert.ok(error instanceof LocalError);
+    assert.equal(error.kind, "timeout");
+    assert.match(error.message, /slow timed out after 50 ms/);
     const [request, cancel] = received as unknown as [JsonObject, JsonObject];
     assert.equal(request.method, "slow");
     assert.equal(cancel.method, "notifications/cancelled");
     assert.equal((cancel.params as JsonObject).requestId, request.id);
     await peer.send({ jsonrpc: "2.0", id: request.id as number, result: {} });
-    await delay(20);
+    await clock.settle();
     assert.equal(client.pendingRequests, 0);
     assert.equal(errors.length, 1, "late reply is only reported as a diagnostic");
     await client.close();
@@ -128,52 +132,80 @@ describe("Session", () => {
     await client.close();
   });
 
-  it("routes progress to the caller and resets the timeout on progress when asked", async () => {
+  /** A server whose "work" handler reports progress, or finishes, when the test says so. */
+  function steppedWork() {
     const { server, client } = linkedSessions();
-    server.setRequestHandler("work", async (params, context) => {
-      const token = (params._meta as JsonObject).progressToken;
-      for (let step = 1; step <= 5; step++) {
-        await delay(40);
-        await context.notify("notifications/progress", {
-          progressToken: token,
-          progress: step,
-          total: 5,
-        });
-      }
-      return { done: true };
-    });
+    const work = {
+      started: false,
+      step: (_progress: number): Promise<void> => Promise.reject(new Error("not started")),
+      finish: () => {},
+    };
+    server.setRequestHandler(
+      "work",
+      (params, context) =>
+        new Promise((resolve) => {
+          const token = (params._meta as JsonObject).progressToken;
+          work.started = true;
+          work.step = (progress) =>
+            context.notify("notifications/progress", { progressToken: token, progress });
+          work.finish = () => resolve({ done: true });
+          context.signal.addEventListener("abort", () => resolve({}));
+        }),
+    );
     server.start();
     client.start();
+    return { server, client, work };
+  }
+
+  it("routes progress to the caller and resets the timeout on progress when asked", async (t) => {
+    const clock = mockClock(t);
+    const { client, work } = steppedWork();
     const seen: number[] = [];
-    const result = await client.request(
-      "work",
-      {},
-      {
-        timeoutMs: 120,
-        resetTimeoutOnProgress: true,
-        onProgress: (progress) => seen.push(progress.progress),
-      },
+    const pending = track(
+      client.request(
+        "work",
+        {},
+        {
+          timeoutMs: 120,
+          resetTimeoutOnProgress: true,
+          onProgress: (progress) => seen.push(progress.progress),
+        },
+      ),
     );
-    assert.deepEqual(result, { done: true });
+    await clock.settle();
+    assert.ok(work.started);
+    // Five steps 100 ms apart: 500 ms in all, each gap under the 120 ms timeout.
+    for (let step = 1; step <= 5; step++) {
+      await clock.advance(100);
+      await work.step(step);
+      await clock.settle();
+    }
+    work.finish();
+    await clock.settle();
+    assert.deepEqual(pending.now(), { state: "fulfilled", value: { done: true } });
     assert.deepEqual(seen, [1, 2, 3, 4, 5]);
     await client.close();
   });
 
-  it("enforces the maximum total timeout even while progress keeps arriving", async () => {
-    const { server, client } = linkedSessions();
-    server.setRequestHandler("endless", async (params, context) => {
-      const token = (params._meta as JsonObject).progressToken;
-      for (let step = 1; !context.signal.aborted; step++) {
-        await delay(20);
-        await context.notify("notifications/progress", { progressToken: token, progress: step });
-      }
-      return {};
-    });
-    server.start();
-    client.start();
-    await assert.rejects(
+  it("times out without progress resetting it unless asked", async (t) => {
+    const clock = mockClock(t);
+    const { client, work } = steppedWork();
+    const pending = track(client.request("work", {}, { timeoutMs: 120, onProgress: () => {} }));
+    await clock.advance(100);
+    await work.step(1);
+    await clock.advance(19);
+    assert.equal(pending.now().state, "pending");
+    await clock.advance(1);
+    assert.equal((rejection(pending.now()) as LocalError).kind, "timeout");
+    await client.close();
+  });
+
+  it("enforces the maximum total timeout even while progress keeps arriving", async (t) => {
+    const clock = mockClock(t);
+    const { server, client, work } = steppedWork();
+    const pending = track(
       client.request(
-        "endless",
+        "work",
         {},
         {
           timeoutMs: 100,
@@ -182,9 +214,17 @@ describe("Session", () => {
           onProgress: () => {},
         },
       ),
-      { kind: "timeout" },
     );
-    await until(() => server.activeRequests === 0);
+    for (let step = 1; step <= 4; step++) {
+      await clock.advance(70);
+      await work.step(step);
+    }
+    await clock.advance(19); // 299 ms since the request
+    assert.equal(pending.now().state, "pending");
+    await clock.advance(1);
+    assert.equal((rejection(pending.now()) as LocalError).kind, "timeout");
+    await clock.settle();
+    assert.equal(server.activeRequests, 0, "the server saw the cancellation");
     await client.close();
   });
 
@@ -221,11 +261,12 @@ describe("Session", () => {
     await server.close();
   });
 
-  it("sends nothing for a request cancelled by notifications/cancelled", async () => {
+  it("sends nothing for a request cancelled by notifications/cancelled", async (t) => {
+    const clock = mockClock(t);
     const { transport, peer, received } = rawPeer();
     const server = new Session(transport);
     server.setRequestHandler("slow", async (_params, context) => {
-      await delay(50);
+      await new Promise((resolve) => setTimeout(resolve, 50));
       await context.notify("notifications/progress", { progressToken: 1, progress: 1 });
       return { late: true };
     });
@@ -236,37 +277,49 @@ describe("Session", () => {
       method: "notifications/cancelled",
       params: { requestId: 3, reason: "no longer needed" },
     });
-    await delay(120);
+    await clock.advance(50);
     assert.deepEqual(received, []);
     await server.close();
   });
 
-  it("on input end aborts handlers, lets their replies flush within the grace period, then closes", async () => {
+  it("on input end aborts handlers, lets their replies flush within the grace period, then closes", async (t) => {
+    const clock = mockClock(t);
     const { transport, input, lines, send } = pipedPeer();
     const server = new Session(transport, { shutdownGraceMs: 1000 });
     server.setRequestHandler("finishing", async (_params, context) => {
       await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
-      await delay(30);
+      await new Promise((resolve) => setTimeout(resolve, 30));
       return { flushed: context.signal.aborted };
     });
     server.start();
+    let closed = false;
+    void server.closed.then(() => (closed = true));
     send({ jsonrpc: "2.0", id: 1, method: "finishing" });
-    await delay(10);
-    const started = Date.now();
+    await clock.settle();
     input.end();
-    await server.closed;
-    assert.ok(Date.now() - started < 900, "did not wait the full grace once handlers finished");
-    await until(() => lines.length === 1);
+    await clock.advance(29);
+    assert.equal(closed, false, "the handler is still finishing");
+    await clock.advance(1);
+    assert.equal(closed, true, "closed once the handlers finished, not after the whole grace");
     assert.deepEqual(lines, [{ jsonrpc: "2.0", id: 1, result: { flushed: true } }]);
 
     const second = pipedPeer();
     const stuck = new Session(second.transport, { shutdownGraceMs: 100 });
     stuck.setRequestHandler("stubborn", () => new Promise<JsonObject>(() => {}));
     stuck.start();
+    let stuckClosed = false;
+    void stuck.closed.then(() => (stuckClosed = true));
     second.send({ jsonrpc: "2.0", id: 1, method: "stubborn" });
-    await delay(10);
+    await clock.settle();
     second.input.end();
-    await stuck.closed; // bounded by the grace period although the handler never settles
+    await clock.advance(99);
+    assert.equal(stuckClosed, false);
+    await clock.advance(1);
+    assert.equal(
+      stuckClosed,
+      true,
+      "bounded by the grace period although the handler never settles",
+    );
   });
 
   it("rejects every pending request at once when the transport closes", async () => {
