@@ -283,9 +283,13 @@ export class ClientConnection {
       const hit = this.cache!.get(method, params, partition);
       if (hit) return hit;
     }
+    // 2025-11-25 cancellation.mdx: a task-augmented request is cancelled with tasks/cancel, never
+    // notifications/cancelled. So the call that creates the task goes out without the caller's
+    // signal; an abort meanwhile cancels the task once it exists (awaitLegacyTask, below).
+    const sendOptions = legacyTask ? withoutSignal(requestOptions) : requestOptions;
     let result: JsonObject;
     try {
-      result = await this.send(session, method, this.wireParams(params, extraMeta), requestOptions);
+      result = await this.send(session, method, this.wireParams(params, extraMeta), sendOptions);
     } catch (error) {
       // The server may have been replaced by one speaking other versions: switch once.
       const switchTo =
@@ -294,7 +298,7 @@ export class ClientConnection {
           : undefined;
       if (switchTo === undefined || switchTo === state.protocolVersion) throw error;
       state.protocolVersion = switchTo;
-      result = await this.send(session, method, this.wireParams(params, extraMeta), requestOptions);
+      result = await this.send(session, method, this.wireParams(params, extraMeta), sendOptions);
     }
     let retried = false;
     if (state.era === "modern" && INPUT_METHODS.has(method)) {
@@ -310,7 +314,7 @@ export class ClientConnection {
       }));
     }
     if (legacyTask && isPlainObject(result.task)) {
-      if (returnTaskHandle) return result;
+      if (returnTaskHandle && !requestOptions.signal?.aborted) return result;
       result = await awaitLegacyTask(
         result,
         (taskMethod, taskParams, signal) => this.request(taskMethod, taskParams, { signal }),
@@ -748,4 +752,11 @@ function connectAborted(signal: AbortSignal): LocalError {
   if (reason instanceof LocalError) return reason;
   const detail = reason instanceof Error ? reason.message : reason ? String(reason) : "aborted";
   return new LocalError("aborted", `connecting cancelled: ${detail}`, { cause: reason });
+}
+
+/** The options without the caller's abort signal (the timeout stays). */
+function withoutSignal(options: RequestOptions): RequestOptions {
+  if (options.signal === undefined) return options;
+  const { signal: _signal, ...rest } = options;
+  return rest;
 }

@@ -208,3 +208,59 @@ class RestartingTransport implements Transport {
     this.current.start({ message: (message, context) => receiver.message(message, context) });
   }
 }
+
+describe("an aborted 2025-11-25 task-augmented call", () => {
+  it("is cancelled with tasks/cancel once the task exists, never notifications/cancelled", async () => {
+    const { transport, server } = fakePair();
+    server
+      .on("server/discover", errorReply(-32601, "Method not found"))
+      .on("initialize", {
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+          serverInfo: { name: "slow-tasks", version: "1" },
+        },
+      })
+      .on("tools/list", {
+        result: {
+          tools: [
+            {
+              name: "long",
+              inputSchema: { type: "object" },
+              execution: { taskSupport: "required" },
+            },
+          ],
+        },
+      });
+    let create: (reply: JsonObject) => void = () => {};
+    server.on(
+      "tools/call",
+      () => new Promise((resolve) => (create = (result) => resolve({ result }))),
+    );
+    server.on("tasks/cancel", {
+      result: { taskId: "t-1", status: "cancelled", createdAt: "2026-12-04T00:00:00Z", ttl: 60000 },
+    });
+    const client = new McpClient({ clientInfo });
+    await client.connect(transport);
+    await client.listTools();
+    const abort = new AbortController();
+    const call = client.callTool("long", {}, { signal: abort.signal });
+    await until(() => server.requests("tools/call").length === 1);
+    abort.abort();
+    // The server creates the task after the abort: it is cancelled the way tasks are.
+    create({
+      task: { taskId: "t-1", status: "working", createdAt: "2026-12-04T00:00:00Z", ttl: 60000 },
+    });
+    await assert.rejects(
+      call,
+      (error: unknown) => error instanceof LocalError && error.kind === "aborted",
+    );
+    await until(() => server.requests("tasks/cancel").length === 1);
+    assert.deepEqual(server.requests("tasks/cancel")[0]?.params, { taskId: "t-1" });
+    const notifications = server.received
+      .filter((message) => "method" in message && !("id" in message))
+      .map((message) => (message as { method: string }).method);
+    assert.deepEqual(notifications, ["notifications/initialized"]);
+    await client.close();
+  });
+});
