@@ -6,18 +6,19 @@
  * every notification the server sends it (SERVER spans: the receiver's side). Multi round-trip
  * retries hang under the round before them (rounds.ts).
  */
-import type { SpanContext } from "@opentelemetry/api";
+import type { Attributes, SpanContext } from "@opentelemetry/api";
 import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { MiddlewareContext } from "../protocol/middleware.js";
 import type { TransportKind } from "../protocol/transport.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
 import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
-import { NETWORK_TRANSPORT } from "./conventions.js";
+import { ATTR, NETWORK_TRANSPORT } from "./conventions.js";
 import { recording } from "./instruments.js";
 import { observeOperation } from "./operation.js";
 import { injectIntoMeta } from "./propagation.js";
 import { RoundTrail } from "./rounds.js";
+import { ServerSessions } from "./session.js";
 
 /** Options of both middleware: the conventions' opt-ins. */
 export interface OtelMiddlewareOptions extends CaptureOptions {}
@@ -71,17 +72,44 @@ function factsOf(ctx: MiddlewareContext): OperationFacts {
   };
 }
 
-/** Server side: a SERVER span for each request and notification handled. */
+/**
+ * Server side: a SERVER span for each request and notification handled, and the duration of
+ * each session (session.ts): a legacy one once its initialize succeeded.
+ */
 export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): ServerMiddleware {
   const capture = { ...options };
+  const sessions = new ServerSessions();
   return (ctx: ServerMiddlewareContext, next) => {
     // Nothing registered: not even the context is read (an HTTP request's header copy is not free).
     if (!recording("server")) return next();
-    return observeOperation("server", factsOf(ctx), next, {
+    const facts = factsOf(ctx);
+    let run = next;
+    if (sessions.starts(ctx)) {
+      const startedAt = performance.now();
+      const timeWith = (version: unknown) =>
+        sessions.time(ctx, startedAt, sessionAttributes(version, facts.network));
+      if (ctx.method === "initialize") {
+        run = async () => {
+          const result = await next();
+          timeWith(result.protocolVersion);
+          return result;
+        };
+      } else timeWith(ctx.protocolVersion);
+    }
+    return observeOperation("server", facts, run, {
       capture,
       received: { meta: ctx.meta, header: (name) => ctx.header(name) },
     });
   };
+}
+
+/** A session's attributes: its protocol version and network. */
+function sessionAttributes(version: unknown, network: NetworkFacts | undefined): Attributes {
+  const attributes: Attributes = {};
+  if (typeof version === "string") attributes[ATTR.protocolVersion] = version;
+  if (network?.transport) attributes[ATTR.networkTransport] = network.transport;
+  if (network?.protocolName) attributes[ATTR.networkProtocolName] = network.protocolName;
+  return attributes;
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from "../protocol/middleware.js";
 import type { IncomingRequestContext } from "../protocol/session.js";
 import type {
+  CloseInfo,
   MessageContext,
   RemoteEndpoint,
   Transport,
@@ -25,6 +26,11 @@ export interface ServerMiddlewareContext extends MiddlewareContext {
    * HTTP or when absent. Cheap: no Headers object is built for it.
    */
   header(name: string): string | undefined;
+  /**
+   * Settles when the channel the message came on closes: a legacy session's end, a stdio or
+   * socket connection's. Modern requests over HTTP share their endpoint's channel.
+   */
+  readonly channelClosed: Promise<CloseInfo>;
 }
 
 export type ServerMiddleware = Middleware<ServerMiddlewareContext>;
@@ -84,6 +90,9 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   }
   get signal(): AbortSignal {
     return this.request.signal;
+  }
+  get channelClosed(): Promise<CloseInfo> {
+    return this.carrier.closed;
   }
 }
 
@@ -146,6 +155,7 @@ export function runNotificationChain(
     header: (name) => headerOf(message, name),
     signal: message.signal ?? neverAbortedSignal(),
     notification: true,
+    channelClosed: transport.closed,
   };
   const terminal = async (): Promise<JsonObject> => {
     deliver();

@@ -26,6 +26,7 @@ import {
   unixConnector,
 } from "../helpers/connectors.js";
 import { installTestTelemetry } from "../helpers/otel-sdk.js";
+import { waitFor } from "../helpers/poll.js";
 
 const telemetry = installTestTelemetry();
 let socketDirectory: string;
@@ -252,6 +253,39 @@ describe("otel middleware metrics", () => {
     assert.equal(sessions[0]?.count, 1);
     assert.equal(sessions[0]?.unit, "s");
     assert.match(String(sessions[0]?.attributes["mcp.protocol.version"]), /^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("records mcp.server.session.duration per legacy session and per modern stream connection, none for modern HTTP", async () => {
+    // The reader is cumulative over the whole file: count what this test adds, by attributes.
+    const counts = async () => {
+      const byAttributes = new Map<string, number>();
+      for (const point of await telemetry.histograms()) {
+        if (point.name !== "mcp.server.session.duration") continue;
+        assert.equal(point.unit, "s");
+        byAttributes.set(JSON.stringify(point.attributes), point.count);
+      }
+      return byAttributes;
+    };
+    const before = await counts();
+    const expected = new Map<string, number>();
+    for (const row of ROWS) {
+      const { client, close } = await connected(row);
+      await client.callTool("echo", { text: "a" });
+      const key = JSON.stringify({
+        "mcp.protocol.version": client.protocolVersion,
+        ...row.network,
+      });
+      await close();
+      // Modern requests over HTTP stand alone: they add nothing.
+      const added = row.name === "Streamable HTTP, modern" ? 0 : 1;
+      expected.set(key, (expected.get(key) ?? before.get(key) ?? 0) + added);
+    }
+    await waitFor("a server session per row", async () => {
+      const after = await counts();
+      return [...expected].every(([key, count]) => (after.get(key) ?? 0) >= count) || undefined;
+    });
+    const after = await counts();
+    for (const [key, count] of expected) assert.equal(after.get(key) ?? 0, count, key);
   });
 
   it("records mcp.client.operation.duration and mcp.server.operation.duration per method", async () => {
