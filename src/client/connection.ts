@@ -555,18 +555,27 @@ export class ClientConnection {
       this.adoptDiscover(version, result);
       return;
     }
-    this.state = await legacyInitialize(session, {
-      protocolVersion: this.options.legacyProtocolVersion ?? LATEST_LEGACY_VERSION,
-      capabilities: this.capabilities,
-      clientInfo: this.options.clientInfo,
-      timeoutMs: this.options.requestTimeoutMs,
-      signal: this.connectSignal,
-    });
+    const protocolVersion = this.options.legacyProtocolVersion ?? LATEST_LEGACY_VERSION;
+    this.state = await legacyInitialize(
+      session,
+      (params, options) =>
+        this.send(session, "initialize", params, options, { era: "legacy", protocolVersion }),
+      {
+        protocolVersion,
+        capabilities: this.capabilities,
+        clientInfo: this.options.clientInfo,
+        timeoutMs: this.options.requestTimeoutMs,
+        signal: this.connectSignal,
+      },
+    );
     if (this.logLevel !== undefined && this.state.capabilities.logging) {
-      await session.request(
+      await this.send(
+        session,
         "logging/setLevel",
         { level: this.logLevel },
-        { signal: this.connectSignal },
+        {
+          signal: this.connectSignal,
+        },
       );
     }
   }
@@ -582,7 +591,12 @@ export class ClientConnection {
       capabilities: this.modernCapabilities,
       logLevel: this.logLevel,
     });
-    return session.request("server/discover", { _meta: meta }, options);
+    // While probing, the era is still being found out: the middleware sees none yet.
+    const era = options.probe === true ? undefined : "modern";
+    return this.send(session, "server/discover", { _meta: meta }, options, {
+      era,
+      protocolVersion: version,
+    });
   }
 
   private adoptDiscover(version: string, result: JsonObject): void {
@@ -611,6 +625,7 @@ export class ClientConnection {
     method: string,
     params: JsonObject | undefined,
     options: RequestOptions,
+    handshake?: { era: Era | undefined; protocolVersion: string },
   ): Promise<JsonObject> {
     const chain = this.middleware.chainFor(method);
     if (!chain) return session.request(method, params, options);
@@ -619,8 +634,8 @@ export class ClientConnection {
       method,
       params,
       options,
-      this.state?.era,
-      this.state?.protocolVersion,
+      handshake ? handshake.era : this.state?.era,
+      handshake ? handshake.protocolVersion : this.state?.protocolVersion,
       this.transport,
       (m, p, o) => session.request(m, p, o),
     );

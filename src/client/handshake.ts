@@ -8,6 +8,7 @@ import type {
   ServerCapabilities,
 } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
+import type { RequestOptions } from "../protocol/outgoing.js";
 import type { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LEGACY_VERSIONS } from "../protocol/versions.js";
 import { InvalidResultError } from "./results.js";
@@ -73,6 +74,8 @@ export function stateFromDiscover(version: string, result: JsonObject): ServerSt
  */
 export async function legacyInitialize(
   session: Session,
+  /** Sends the initialize request (through the client's middleware). */
+  sendInitialize: (params: JsonObject, options: RequestOptions) => Promise<JsonObject>,
   request: {
     protocolVersion: string;
     capabilities: ClientCapabilities;
@@ -87,7 +90,7 @@ export async function legacyInitialize(
     capabilities: request.capabilities,
     clientInfo: request.clientInfo,
   };
-  const result = await session.request("initialize", params, {
+  const result = await sendInitialize(params, {
     ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
     ...(request.signal ? { signal: request.signal } : {}),
   });

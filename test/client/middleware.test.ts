@@ -97,12 +97,22 @@ for (const [name, serve] of Object.entries(transports)) {
         client.use("notifications/message", async () => ({}));
         await client.connect(served.transport);
         try {
+          // The handshake passes through too: the era and version it is made in are known.
+          const kind = name === "http" && era === "legacy" ? "session" : "no-session";
+          assert.deepEqual(
+            log,
+            era === "modern"
+              ? [`server/discover modern ${name} no-session number`]
+              : [
+                  `initialize legacy ${name} ${kind} number`,
+                  `logging/setLevel legacy ${name} ${kind} number`,
+                ],
+          );
           const before = log.length;
           assert.equal(text(await client.callTool("flaky")), "answered on call 2");
           assert.equal(text(await client.callTool("trace")), '"t-1"');
           assert.equal(text(await client.callTool("ask")), "hello Ada");
           const calls = log.slice(before);
-          const kind = name === "http" && era === "legacy" ? "session" : "no-session";
           const line = `tools/call ${era} ${name} ${kind} number`;
           // flaky (one line: the retry is inside the logger), trace, ask (twice when modern).
           assert.deepEqual(calls, Array(era === "modern" ? 4 : 3).fill(line));
@@ -116,6 +126,29 @@ for (const [name, serve] of Object.entries(transports)) {
     });
   }
 }
+
+describe("client middleware and the era probe", () => {
+  for (const eras of ["dual", "legacy"] as const) {
+    it(`sees the probe with no era yet, then the handshake (server eras: ${eras})`, async () => {
+      const [serverSide, clientSide] = createMemoryPair();
+      new McpServer({ serverInfo: { name: "s", version: "1" }, eras }).connect(serverSide);
+      const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+      const seen: string[] = [];
+      client.use(async (ctx, next) => {
+        seen.push(`${ctx.method} ${ctx.era} ${ctx.protocolVersion}`);
+        return next();
+      });
+      await client.connect(clientSide);
+      await client.close();
+      assert.deepEqual(
+        seen,
+        eras === "dual"
+          ? ["server/discover undefined 2026-07-28"]
+          : ["server/discover undefined 2026-07-28", "initialize legacy 2025-11-25"],
+      );
+    });
+  }
+});
 
 describe("client middleware rules", () => {
   it("a second next() after one that succeeded throws, and the caller sees it", async () => {

@@ -118,7 +118,12 @@ for (const era of ["modern", "legacy"] as const) {
       const [{ meta, header }] = seen as [{ meta: unknown; header: string | null }];
       assert.match(String(meta), /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
       assert.equal(header, meta);
-      const clientSpan = telemetry.spans().find((span) => span.kind === SpanKind.CLIENT);
+      const clientSpan = telemetry
+        .spans()
+        .find(
+          (span) =>
+            span.kind === SpanKind.CLIENT && span.attributes["mcp.method.name"] === "tools/call",
+        );
       assert.equal(
         meta,
         `00-${clientSpan?.spanContext().traceId}-${clientSpan?.spanContext().spanId}-01`,

@@ -155,6 +155,22 @@ function pair(method: string): { client: ReadableSpan; server: ReadableSpan } {
 
 for (const row of ROWS) {
   describe(`otel middleware over ${row.name}`, () => {
+    it("the handshake is a CLIENT span parent of a SERVER span", async () => {
+      const { client, close } = await connected(row);
+      const version = client.protocolVersion;
+      await close();
+      const method = row.era === "modern" ? "server/discover" : "initialize";
+      const spans = pair(method);
+      assert.equal(spans.client.name, method);
+      assert.equal(spans.server.name, method);
+      assert.equal(spans.server.parentSpanContext?.spanId, spans.client.spanContext().spanId);
+      assert.equal(spans.server.spanContext().traceId, spans.client.spanContext().traceId);
+      assert.equal(spans.client.attributes["mcp.protocol.version"], version);
+      for (const [key, value] of Object.entries(row.network)) {
+        assert.equal(spans.client.attributes[key], value, key);
+      }
+    });
+
     it("a tools/call is a CLIENT span parent of a SERVER span, with the conventions' attributes", async () => {
       const { client, close } = await connected(row);
       try {
