@@ -7,8 +7,12 @@
  * on stderr is the one the server's side is under.
  */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import {
+  CLI,
   EVERYTHING_SERVER,
   listeningAddress,
   type Running,
@@ -274,6 +278,64 @@ describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP"
       assert.equal(child.parentSpanId, gatewayClient.spanId);
     } finally {
       await stop(gateway);
+    }
+  });
+
+  it("through mcpwire tap --otel: the tap's span and the child's are both children of the CLIENT span", async () => {
+    const env = otelEnv("cli", "http/json");
+    const dir = await mkdtemp(join(tmpdir(), "mcpwire-tap-otel-"));
+    try {
+      const run = await runCli(
+        [
+          "call",
+          "--otel",
+          ...childEnv(env),
+          "test_simple_text",
+          "--",
+          process.execPath,
+          CLI,
+          "tap",
+          "--otel",
+          "--out",
+          join(dir, "session.ndjson"),
+          process.execPath,
+          EVERYTHING_SERVER,
+          "--stdio",
+          "--otel",
+        ],
+        { env },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const traceId = traceIdFrom(run.stderr);
+      const isCall = (span: ReceivedSpan) => span.attributes["mcp.method.name"] === "tools/call";
+      // The tap and its child (both service "child", from the --env flags) each add a SERVER
+      // span under the command's CLIENT span: the tap forwards the bytes untouched.
+      await receiver.until(
+        () => spansOf(traceId).filter((span) => span.kind === SERVER && isCall(span)).length >= 2,
+        `the tap's and the child's tools/call spans in trace ${traceId}`,
+      );
+      const spans = spansOf(traceId);
+      const client = commandSide(spans);
+      const servers = spans.filter((span) => span.kind === SERVER && isCall(span));
+      assert.equal(servers.length, 2, servers.map((span) => span.name).join(", "));
+      for (const span of servers) {
+        assert.equal(span.parentSpanId, client.spanId);
+        assert.equal(span.name, "tools/call test_simple_text");
+        assert.equal(span.attributes["network.transport"], "pipe");
+        assert.equal(
+          span.attributes["jsonrpc.request.id"],
+          client.attributes["jsonrpc.request.id"],
+        );
+      }
+      // The handshake crossed the tap too.
+      assert.ok(
+        spansOf(traceId).some(
+          (span) =>
+            span.kind === SERVER && span.attributes["mcp.method.name"] === "server/discover",
+        ),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

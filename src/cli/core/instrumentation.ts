@@ -6,12 +6,20 @@
 
 import type { McpClient } from "../../client/mcp-client.js";
 import type { ClientMiddleware } from "../../client/middleware-chain.js";
+import type { JsonRpcMessage } from "../../jsonrpc/types.js";
 import type { McpServer } from "../../server/mcp-server.js";
 import type { ServerMiddleware } from "../../server/middleware-chain.js";
 
 let clientMiddleware: ClientMiddleware | undefined;
 let serverMiddleware: ServerMiddleware | undefined;
 let sessionRecorder: ((client: McpClient) => void) | undefined;
+let relayObserver: (() => RelayObserver) | undefined;
+
+/** What traces the messages a relay (tap) forwards without a client or server of its own. */
+export interface RelayObserver {
+  message(direction: "c2s" | "s2c", message: JsonRpcMessage): void;
+  close(): void;
+}
 
 /** Called by --otel: every client and server made from now on is traced. */
 export function setInstrumentation(hooks: {
@@ -19,10 +27,18 @@ export function setInstrumentation(hooks: {
   server: ServerMiddleware;
   /** Called once a verb's client is connected: mcp.client.session.duration until it closes. */
   clientSession: (client: McpClient) => void;
+  /** Makes the tracer of one relay's stdio traffic (tap). */
+  relay: () => RelayObserver;
 }): void {
   clientMiddleware = hooks.client;
   serverMiddleware = hooks.server;
   sessionRecorder = hooks.clientSession;
+  relayObserver = hooks.relay;
+}
+
+/** The tracer for a relay's messages under --otel; undefined without. */
+export function observeRelay(): RelayObserver | undefined {
+  return relayObserver?.();
 }
 
 /** Tells --otel that a verb's client finished its handshake (its session starts now). */

@@ -6,7 +6,9 @@
  * until stopped (shell, gateway, tap) traces each request on its own. Loaded only with --otel.
  */
 import { type CommandTelemetry, startCommandTelemetry } from "../../otel/command-trace.js";
+import { NETWORK_TRANSPORT } from "../../otel/conventions.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../otel/middleware.js";
+import { RelayTracer } from "../../otel/relay.js";
 import { OtelSetupError } from "../../otel/sdk.js";
 import { recordClientSession } from "../../otel/session.js";
 import { CliError } from "./errors.js";
@@ -26,6 +28,7 @@ export async function startCliTelemetry(verb: string): Promise<CommandTelemetry>
       client: otelClientMiddleware(),
       server: otelServerMiddleware(),
       clientSession: recordClientSession,
+      relay: () => new RelayTracer({ transport: NETWORK_TRANSPORT.pipe }),
     });
     if (telemetry.traceId !== undefined) writeErr(`mcpwire: trace ${telemetry.traceId}`);
     return telemetry;

@@ -19,6 +19,8 @@ interface TapMonitorOptions {
   now(): number;
   /** Silence on stdout after stderr output, with a request pending, that counts as a hang. */
   hangMs: number;
+  /** Told each message that crossed (tracing with --otel). */
+  observe?: ((direction: Direction, message: JsonRpcMessage) => void) | undefined;
 }
 
 interface Pending {
@@ -84,6 +86,7 @@ export class TapMonitor {
     }
     const message = parsed.message;
     this.options.record({ t: this.options.now(), dir: "s2c", msg: message });
+    this.options.observe?.("s2c", message);
     if (!("method" in message)) {
       if (message.id === null) return;
       if (this.pending.delete(message.id)) return;
@@ -160,6 +163,7 @@ export class TapMonitor {
     const parsed = parseMessage(text);
     if (parsed.ok) {
       this.options.record({ t: this.options.now(), dir, msg: parsed.message });
+      this.options.observe?.(dir, parsed.message);
       return parsed.message;
     }
     this.options.record({ t: this.options.now(), dir, raw: text });

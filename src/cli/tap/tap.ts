@@ -15,6 +15,7 @@ import { childEnvSettings } from "../connect/child-env.js";
 import { onStopSignals } from "../connect/stop-signals.js";
 import { parseArgs } from "../core/args.js";
 import { CliError, UsageError } from "../core/errors.js";
+import { observeRelay } from "../core/instrumentation.js";
 import { openOwnFile } from "../core/own-file.js";
 import { writeErr, writeOut } from "../core/terminal.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -90,8 +91,11 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   const record = (entry: TapRecord | Record<string, unknown>) => {
     recording.write(`${JSON.stringify(entry)}\n`);
   };
+  // With --otel, each request crossing is a span in its sender's trace.
+  const relay = observeRelay();
   const monitor = new TapMonitor({
     record,
+    observe: relay && ((direction, message) => relay.message(direction, message)),
     warn: (message) => {
       if (!quiet) writeErr(`mcpwire tap: ${printableLine(message)}`);
     },
@@ -177,6 +181,7 @@ export async function runTap(argv: readonly string[]): Promise<number> {
   stdin.pause();
   stdin.destroy();
   monitor.dispose();
+  relay?.close();
   record({ t: now(), exit: status });
   await new Promise<void>((resolve) => recording.end(resolve));
   await terminateLeftovers(pid, 1000);
