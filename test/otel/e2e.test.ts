@@ -95,6 +95,28 @@ function commandSide(spans: ReceivedSpan[]): ReceivedSpan {
   return client;
 }
 
+/**
+ * `mcpwire call --otel test_simple_text` against the everything example over stdio, started
+ * behind `wrapper` (a command that runs it, such as tap); returns the trace id it printed.
+ */
+async function callOverStdio(wrapper: string[]): Promise<string> {
+  const env = otelEnv("cli", "http/json");
+  const server = [process.execPath, EVERYTHING_SERVER, "--stdio", "--otel"];
+  // A stdio server gets only an allowlist of our environment: pass on the OTEL_* ones.
+  const args = [
+    "call",
+    "--otel",
+    ...childEnv(env),
+    "test_simple_text",
+    "--",
+    ...wrapper,
+    ...server,
+  ];
+  const run = await runCli(args, { env });
+  assert.equal(run.code, 0, run.stderr);
+  return traceIdFrom(run.stderr);
+}
+
 describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP", {
   timeout: 120_000,
 }, () => {
@@ -154,24 +176,7 @@ describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP"
   });
 
   it("over stdio: the child server's span continues the command's trace", async () => {
-    const env = otelEnv("cli", "http/json");
-    const run = await runCli(
-      [
-        "call",
-        "--otel",
-        // A stdio server gets only an allowlist of our environment: pass on the OTEL_* ones.
-        ...childEnv(env),
-        "test_simple_text",
-        "--",
-        process.execPath,
-        EVERYTHING_SERVER,
-        "--stdio",
-        "--otel",
-      ],
-      { env },
-    );
-    assert.equal(run.code, 0, run.stderr);
-    const traceId = traceIdFrom(run.stderr);
+    const traceId = await callOverStdio([]);
     await receiver.until(
       () =>
         spansOf(traceId).some(
@@ -282,31 +287,10 @@ describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP"
   });
 
   it("through mcpwire tap --otel: the tap's span and the child's are both children of the CLIENT span", async () => {
-    const env = otelEnv("cli", "http/json");
     const dir = await mkdtemp(join(tmpdir(), "mcpwire-tap-otel-"));
     try {
-      const run = await runCli(
-        [
-          "call",
-          "--otel",
-          ...childEnv(env),
-          "test_simple_text",
-          "--",
-          process.execPath,
-          CLI,
-          "tap",
-          "--otel",
-          "--out",
-          join(dir, "session.ndjson"),
-          process.execPath,
-          EVERYTHING_SERVER,
-          "--stdio",
-          "--otel",
-        ],
-        { env },
-      );
-      assert.equal(run.code, 0, run.stderr);
-      const traceId = traceIdFrom(run.stderr);
+      const tap = [process.execPath, CLI, "tap", "--otel", "--out", join(dir, "session.ndjson")];
+      const traceId = await callOverStdio(tap);
       const isCall = (span: ReceivedSpan) => span.attributes["mcp.method.name"] === "tools/call";
       // The tap and its child (both service "child", from the --env flags) each add a SERVER
       // span under the command's CLIENT span: the tap forwards the bytes untouched.
