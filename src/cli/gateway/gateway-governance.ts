@@ -2,7 +2,8 @@
  * The gateway's access rules and audit trail, as middleware on each server it offers:
  * `--allow-tools` / `--deny-tools` (globs on `<server><separator><tool>` when it serves several
  * servers, on the tool's own name otherwise) and `--audit-log FILE` (one line per tool call,
- * naming the server; arguments only with `--audit-arguments`).
+ * naming the server; arguments only with `--audit-arguments`), then the limits of
+ * gateway-limits.ts (`--rate-limit`, `--max-result-bytes`).
  */
 
 import { readFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import type { McpServer } from "../../server/mcp-server.js";
 import { printableLine } from "../../text/printable.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { UsageError } from "../core/errors.js";
+import { gatewayLimits, LIMIT_OPTIONS, LIMIT_USAGE } from "./gateway-limits.js";
 
 export const GOVERNANCE_OPTIONS: Record<string, OptionKind> = {
   "allow-tools": "list",
@@ -19,6 +21,7 @@ export const GOVERNANCE_OPTIONS: Record<string, OptionKind> = {
   "audit-log": "value",
   "audit-arguments": "flag",
   "tool-scopes": "value",
+  ...LIMIT_OPTIONS,
 };
 
 export const GOVERNANCE_USAGE = `  --allow-tools <glob>     only tools matching it are offered and callable (repeatable; * any run,
@@ -28,19 +31,21 @@ export const GOVERNANCE_USAGE = `  --allow-tools <glob>     only tools matching 
                            shows ({"files:read": ["files_read_*"], "admin": ["*"]}); a caller
                            sees a tool only when one of its token's scopes allows it
   --audit-log <file>       append one JSON line per tool call (time, principal, server, tool,
-                           duration, outcome); arguments only with --audit-arguments`;
+                           duration, outcome); arguments only with --audit-arguments
+${LIMIT_USAGE}`;
 
 export interface Governance {
-  /** Adds the rules and the audit trail to the server offering `serverName` (if any). */
+  /** Adds the rules, the audit trail and the limits to the server offering `serverName` (if any). */
   apply(server: McpServer, serverName: string | undefined): void;
   close(): Promise<void>;
 }
 
-export function governance(
+/** The flags checked (usage errors first), then the audit log opened and Redis connected. */
+export async function governance(
   options: ParsedArgs["options"],
   separator: string,
   report: (line: string) => void,
-): Governance {
+): Promise<Governance> {
   const allow = options["allow-tools"] as string[] | undefined;
   const deny = options["deny-tools"] as string[] | undefined;
   for (const glob of [...(allow ?? []), ...(deny ?? [])]) {
@@ -51,6 +56,7 @@ export function governance(
   if (options["audit-arguments"] === true && path === undefined) {
     throw new UsageError("--audit-arguments goes with --audit-log <file>");
   }
+  const limits = await gatewayLimits(options, report);
   const file: AuditFile | undefined =
     path === undefined
       ? undefined
@@ -79,9 +85,14 @@ export function governance(
           }),
         );
       }
+      // Only what the rules let through is counted and measured.
+      for (const { method, middleware } of limits.middleware) {
+        if (method === undefined) server.use(middleware);
+        else server.use(method, middleware);
+      }
     },
     close: async () => {
-      await file?.close();
+      await Promise.all([file?.close(), limits.close()]);
     },
   };
 }

@@ -160,7 +160,6 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   );
   http.closeAllConnections();
   await closed;
-  await settings.governance.close();
   return 0;
 }
 

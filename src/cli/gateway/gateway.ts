@@ -25,7 +25,12 @@ import { CliError, UsageError } from "../core/errors.js";
 import { writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { startGatewayChild, type UpstreamSettings } from "./gateway-child.js";
-import { GOVERNANCE_OPTIONS, GOVERNANCE_USAGE, governance } from "./gateway-governance.js";
+import {
+  GOVERNANCE_OPTIONS,
+  GOVERNANCE_USAGE,
+  type Governance,
+  governance,
+} from "./gateway-governance.js";
 import { runManyGateway } from "./gateway-many.js";
 import { startGatewayRemote } from "./gateway-remote.js";
 import type { GatewayServer } from "./gateway-server.js";
@@ -215,13 +220,64 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     ...(auth ? { auth } : { authenticate: token === undefined ? undefined : bearerCheck(token) }),
   };
   const separator = nameSeparator(options.separator as string | undefined);
-  const rules = governance(options, separator, logLine);
+  if (many && (socketAddress || options.path !== undefined || options["legacy-sse"] === true)) {
+    throw new UsageError(
+      "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
+    );
+  }
+  // The audit log opened, Redis connected: closed however the gateway ends.
+  const rules = await governance(options, separator, logLine);
+  const guarded = token !== undefined || auth !== undefined;
+  const settings: ServeSettings = {
+    many,
+    fromConfig,
+    listenText,
+    socketAddress,
+    host,
+    port,
+    path,
+    era,
+    timeoutMs,
+    maxUrisPerStream,
+    access,
+    separator,
+    guarded,
+  };
+  try {
+    return await serveGateway(parsed, settings, rules);
+  } finally {
+    await rules.close();
+  }
+}
+
+/** What runGateway worked out from the command line, for serveGateway. */
+interface ServeSettings {
+  many: string[] | undefined;
+  fromConfig: ReturnType<typeof configuredChild>;
+  listenText: string;
+  socketAddress: SocketTarget | undefined;
+  host: string;
+  port: number;
+  path: string;
+  era: "modern" | "legacy" | "auto";
+  timeoutMs: number | undefined;
+  maxUrisPerStream: number;
+  access: HttpHandlerOptions;
+  separator: string;
+  /** A token or OAuth guards the endpoint. */
+  guarded: boolean;
+}
+
+/** Starts the server(s), serves them until stopped; the rules are the caller's to close. */
+async function serveGateway(
+  parsed: ParsedArgs,
+  settings: ServeSettings,
+  rules: Governance,
+): Promise<number> {
+  const { options } = parsed;
+  const { many, fromConfig, listenText, socketAddress, host, port, era, timeoutMs } = settings;
+  const { path, maxUrisPerStream, access, separator } = settings;
   if (many) {
-    if (socketAddress || options.path !== undefined || options["legacy-sse"] === true) {
-      throw new UsageError(
-        "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
-      );
-    }
     const flagEnv = childEnvSettings(options);
     return runManyGateway({
       host,
@@ -306,7 +362,7 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   }
   if (!isLoopbackHostname(host) && host !== "::1") {
     logLine(
-      `mcpwire gateway: warning: listening on ${host}, beyond this machine${token || auth ? "" : ", without --token"}`,
+      `mcpwire gateway: warning: listening on ${host}, beyond this machine${settings.guarded ? "" : ", without --token"}`,
     );
   }
   logLine(`child running (pid ${supervised.pid})`);
@@ -325,7 +381,6 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
   if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
   await served.close();
   await child.close();
-  await rules.close();
   return reason.startsWith("child lost") ? 1 : 0;
 }
 
