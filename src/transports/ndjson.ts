@@ -7,6 +7,7 @@ import type { Writable } from "node:stream";
 import { parseMessage } from "../jsonrpc/classify.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../jsonrpc/types.js";
+import { macrotask } from "../platform/scheduling.js";
 import type { FrameError } from "../protocol/transport.js";
 
 /** 32 MiB: generous for real payloads, small enough that one bad peer cannot exhaust memory. */
@@ -320,6 +321,15 @@ export type StreamWrite = (
   callback?: (error?: Error | null) => void,
 ) => boolean;
 
+export interface NdjsonWriterOptions {
+  /**
+   * Gathers the lines written in one turn of the event loop into one write to the stream
+   * (cork, then uncork on the next macrotask): many messages in flight then cost one pipe
+   * write, not one each. A process that may exit within the turn calls flush() on its way out.
+   */
+  coalesce?: boolean;
+}
+
 export class NdjsonWriter {
   private readonly stream: Writable;
   /** The stream's write method, taken once (see the constructor). */
@@ -327,14 +337,21 @@ export class NdjsonWriter {
   private readonly queue: QueuedWrite[] = [];
   private waitingForDrain = false;
   private failure: Error | undefined;
+  private readonly coalesce: boolean;
+  private corked = false;
 
   /**
    * `write` is the stream's write method to use, by default the one it has now. The stdio server
    * passes the one process.stdout had before its guard sent later `write` calls to stderr.
    */
-  constructor(stream: Writable, write: StreamWrite = stream.write) {
+  constructor(
+    stream: Writable,
+    write: StreamWrite = stream.write,
+    options: NdjsonWriterOptions = {},
+  ) {
     this.stream = stream;
     this.writeToStream = write;
+    this.coalesce = options.coalesce === true;
     stream.on("drain", this.onDrain);
     stream.on("error", this.onStreamGone);
     stream.on("close", this.onStreamGone);
@@ -361,6 +378,11 @@ export class NdjsonWriter {
 
   /** Hands one line to the stream; false when the stream asks to wait for `drain`. */
   private put(text: string): boolean {
+    if (this.coalesce && !this.corked) {
+      this.corked = true;
+      this.stream.cork();
+      macrotask(this.uncork);
+    }
     if (text.length < NEWLINE_APART_FROM) return this.writeToStream.call(this.stream, `${text}\n`);
     this.writeToStream.call(this.stream, text);
     return this.writeToStream.call(this.stream, "\n");
@@ -390,6 +412,17 @@ export class NdjsonWriter {
     this.stream.off("close", this.onStreamGone);
     this.fail(reason);
   }
+
+  /** Hands what this turn gathered to the stream now (coalesce). */
+  flush(): void {
+    if (this.corked) this.uncork();
+  }
+
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.stream.uncork();
+  };
 
   private readonly onDrain = (): void => {
     this.waitingForDrain = false;

@@ -27,6 +27,8 @@ export interface StreamTransportOptions extends NdjsonDecoderOptions {
    * stdio server passes the one process.stdout had before its guard (stdout-guard.ts).
    */
   write?: StreamWrite;
+  /** Gathers the lines of one event-loop turn into one write (see NdjsonWriterOptions). */
+  coalesceWrites?: boolean;
   /**
    * Called by close() after the output has been ended, to release whatever else the channel
    * holds (destroy a socket, stop reading stdin). Defaults to destroying the input.
@@ -57,7 +59,9 @@ export class StreamTransport implements Transport {
     this.output = output;
     this.options = options;
     this.writeOutput = options.write ?? output.write;
-    this.writer = new NdjsonWriter(output, this.writeOutput);
+    this.writer = new NdjsonWriter(output, this.writeOutput, {
+      coalesce: options.coalesceWrites === true,
+    });
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
@@ -86,6 +90,11 @@ export class StreamTransport implements Transport {
   send(message: JsonRpcMessage): Promise<void> {
     if (this.isClosed) return Promise.reject(new LocalError("closed", "transport closed"));
     return this.writer.write(message);
+  }
+
+  /** With coalesceWrites: writes what this turn gathered now (a process on its way out). */
+  flushWrites(): void {
+    this.writer.flush();
   }
 
   async close(): Promise<void> {

@@ -198,6 +198,8 @@ export class StdioClientTransport implements Transport {
 
     const stream = new StreamTransport(stdout, stdin, {
       maxMessageSize: options.maxMessageSize,
+      // Requests in flight together go to the child in one pipe write.
+      coalesceWrites: true,
       flushTimeoutMs: options.shutdown?.stdinCloseWaitMs ?? DEFAULT_STDIN_CLOSE_WAIT_MS,
       // Closing the stream closes only stdin (EOF for the child). stdout keeps flowing into the
       // void so a child still writing on its way out never blocks on a full pipe.

@@ -79,6 +79,9 @@ export class StdioServerTransport implements Transport {
       flushTimeoutMs: options.flushTimeoutMs,
       endOutput: false,
       release: this.releaseInput,
+      // Replies to the requests of one turn go out in one write; process.exit() within the
+      // turn still sends them (onExit).
+      coalesceWrites: true,
     });
     this.closed = this.stream.closed;
   }
@@ -90,6 +93,7 @@ export class StdioServerTransport implements Transport {
     // EPIPE and emits "error" again on the next failed write, which would crash the process once
     // StreamTransport's one-shot listener is spent.
     this.output.on("error", this.onOutputError);
+    process.on("exit", this.onExit);
     if (this.options.redirectConsole !== false) this.restoreConsole = redirectConsoleToStderr();
     if (this.options.guardStdout !== false && this.output === process.stdout) {
       this.releaseStdout = guardStdout();
@@ -177,6 +181,9 @@ export class StdioServerTransport implements Transport {
     this.input.destroy();
   };
 
+  /** process.exit() before the gathered replies went out: out they go (pipes write at once). */
+  private readonly onExit = (): void => this.stream.flushWrites();
+
   private cleanUp(): void {
     if (this.cleanedUp) return;
     this.cleanedUp = true;
@@ -189,6 +196,8 @@ export class StdioServerTransport implements Transport {
     this.restoreConsole = undefined;
     this.releaseStdout?.();
     this.releaseStdout = undefined;
+    this.stream.flushWrites();
+    process.off("exit", this.onExit);
     // A broken stdout stays broken, and bytes still queued after a flush timeout may fail later:
     // in both cases keep swallowing its errors rather than let a late EPIPE crash the process.
     if (!this.outputFailed && this.output.writableLength === 0) {
