@@ -4,7 +4,7 @@ import {
   LocalError,
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
-import type { JsonObject } from "../jsonrpc/types.js";
+import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import {
   checkExtension,
   type Extension,
@@ -100,6 +100,8 @@ export class ClientConnection {
   readonly tasks: ClientTasks;
   /** @internal What use() added; requests skip it while it is empty. */
   protected readonly middleware = new MiddlewareStack<ClientMiddlewareContext>();
+  /** CallOptions.origin of the wire requests open now, by id (made on first use). */
+  private origins: Map<JsonRpcId, unknown> | undefined;
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -266,10 +268,42 @@ export class ClientConnection {
     params?: JsonObject,
     options: CallOptions = {},
   ): Promise<JsonObject> {
+    const { origin } = options;
+    if (origin === undefined) return this.requestOnce(method, params, options);
+    // Each wire request of the call (rounds, task polls) names its origin while it is open, for
+    // the server requests its answer stream carries (installServerRequestHandlers).
+    this.origins ??= new Map();
+    const origins = this.origins;
+    const ids: JsonRpcId[] = [];
+    const tell = options.onRequestId;
+    const onRequestId = (id: JsonRpcId) => {
+      ids.push(id);
+      origins.set(id, origin);
+      tell?.(id);
+    };
+    try {
+      return await this.requestOnce(method, params, { ...options, onRequestId });
+    } finally {
+      for (const id of ids) origins.delete(id);
+    }
+  }
+
+  private async requestOnce(
+    method: string,
+    params: JsonObject | undefined,
+    options: CallOptions,
+  ): Promise<JsonObject> {
     await this.ready;
     const session = this.requireSession();
     const state = this.requireState();
-    const { _meta: extraMeta, returnTaskHandle, onTaskStatus, task, ...requestOptions } = options;
+    const {
+      _meta: extraMeta,
+      returnTaskHandle,
+      onTaskStatus,
+      task,
+      origin,
+      ...requestOptions
+    } = options;
     const legacyTask =
       state.era === "legacy" && method === "tools/call"
         ? await this.legacyTaskParam(state, params, task)
@@ -308,6 +342,7 @@ export class ClientConnection {
         handlers: this.options.handlers ?? {},
         maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
         signal: requestOptions.signal,
+        origin,
         // Each retry is a new request with its own id, carrying the same caller _meta.
         send: (retryParams) =>
           this.send(session, method, this.wireParams(retryParams, extraMeta), requestOptions),
@@ -317,7 +352,11 @@ export class ClientConnection {
       if (returnTaskHandle && !requestOptions.signal?.aborted) return result;
       result = await awaitLegacyTask(
         result,
-        (taskMethod, taskParams, signal) => this.request(taskMethod, taskParams, { signal }),
+        (taskMethod, taskParams, signal) =>
+          this.request(taskMethod, taskParams, {
+            signal,
+            ...(origin === undefined ? {} : { origin }),
+          }),
         { signal: requestOptions.signal, onStatus: onTaskStatus },
         (taskId) => new TaskCancelledError(taskId),
       );
@@ -327,6 +366,7 @@ export class ClientConnection {
       result = await awaitTask(result, this.tasks, {
         handlers: this.options.handlers ?? {},
         signal: requestOptions.signal,
+        origin,
         onStatus: onTaskStatus,
       });
       retried = true; // a task's result is never served again from a cache
@@ -474,7 +514,9 @@ export class ClientConnection {
       },
       { handleNotification: (method, params) => this.onNotification(method, params) },
     );
-    installServerRequestHandlers(session, this.options.handlers ?? {});
+    installServerRequestHandlers(session, this.options.handlers ?? {}, (id) =>
+      id === undefined ? undefined : this.origins?.get(id),
+    );
     for (const [method, handler] of this.extensionMethods) answerWith(session, method, handler);
     // A transport that closes for good releases anyone waiting for a restart.
     void session.closed.then((info) => {

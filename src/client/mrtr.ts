@@ -30,6 +30,8 @@ export interface InputLoop {
   handlers: ClientHandlers;
   maxRounds: number;
   signal: AbortSignal | undefined;
+  /** CallOptions.origin, for the handlers. */
+  origin?: unknown;
   /** Sends the method again with these params, as a new request (new JSON-RPC id). */
   send(params: JsonObject): Promise<JsonObject>;
 }
@@ -54,6 +56,7 @@ export async function resolveInputRequired(
       result,
       loop.handlers,
       loop.signal,
+      loop.origin,
     );
     // Rebuilt from the caller's params each round, so no stale state or answers leak in.
     const { inputResponses: _answers, requestState: _state, ...base } = loop.params ?? {};
@@ -78,6 +81,7 @@ export async function answerInputRequests(
   result: JsonObject,
   handlers: ClientHandlers,
   signal: AbortSignal | undefined,
+  origin?: unknown,
 ): Promise<JsonObject> {
   const requests = result.inputRequests ?? {};
   if (!isPlainObject(requests)) {
@@ -90,7 +94,7 @@ export async function answerInputRequests(
       throw new InvalidResultError(method, result, `inputRequests.${key} is not a request`);
     }
     const params = isPlainObject(request.params) ? request.params : {};
-    const context = { signal: base, inputKey: key };
+    const context = { signal: base, inputKey: key, origin };
     switch (request.method) {
       case "elicitation/create": {
         const elicitation = handlers.elicitation;

@@ -79,6 +79,8 @@ export class ClientTasks {
 export interface TaskWait {
   handlers: ClientHandlers;
   signal?: AbortSignal;
+  /** CallOptions.origin, for the handlers. */
+  origin?: unknown;
   /** Each change of the task's status or statusMessage while waiting, once (the CLI shows them). */
   onStatus?: (task: JsonObject) => void;
 }
@@ -156,6 +158,7 @@ async function answerNew(
     { inputRequests: fresh },
     wait.handlers,
     wait.signal,
+    wait.origin,
   );
   await tasks.update(task.taskId as string, responses, wait.signal);
   for (const key of Object.keys(responses)) answered.add(key);

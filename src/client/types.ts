@@ -20,6 +20,11 @@ export interface ServerRequestContext {
   signal: AbortSignal;
   /** The key of the modern input request this answers (undefined for a legacy request). */
   inputKey?: string;
+  /**
+   * The `origin` of the call whose input request this answers (CallOptions.origin): a relay
+   * tells by it whose question it is. Undefined for a legacy server-to-client request.
+   */
+  origin?: unknown;
 }
 
 export type ServerRequestHandler = (
@@ -132,6 +137,11 @@ export interface CallOptions extends RequestOptions {
   task?: boolean | { ttlMs?: number };
   /** Each status of a task the call waits for (working, input_required, ...). */
   onTaskStatus?: (task: JsonObject) => void;
+  /**
+   * Handed to the handlers that answer this call's input requests (multi round-trip rounds, and
+   * a task's while the call waits for it) as ServerRequestContext.origin.
+   */
+  origin?: unknown;
 }
 
 /** Caching hints a modern server attaches to list/read/discover results. */

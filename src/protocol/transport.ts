@@ -18,6 +18,11 @@ export interface MessageContext {
   /** The client's end of this request's connection, where the transport knows it (node HTTP). */
   remote?: RemoteEndpoint;
   principal?: unknown;
+  /**
+   * The request whose answer stream carried this message (a Streamable HTTP client reading a
+   * POST's SSE stream): a server-to-client request there belongs to that request.
+   */
+  relatedRequestId?: JsonRpcId;
 }
 
 /**

@@ -3,7 +3,9 @@
  * resumed by the retry that answers it, given up on (the child's question fails, its call is
  * cancelled) when the client never comes back or when too many wait, and never resumed by a
  * retry of a different request. The gateway runs in-process over real HTTP; its child is a
- * legacy McpServer on a memory pair, so its question is a real request that stays pending.
+ * legacy McpServer over Streamable HTTP, so its question is a real request that stays pending,
+ * and comes on the answer stream of the call it belongs to (which is how the gateway tells
+ * several parked calls' questions apart).
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
@@ -11,8 +13,8 @@ import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/mcp-server.js";
+import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
-import { createMemoryPair } from "../../src/transports/memory.js";
 import { json, meta, post, type Wire } from "../transports/http/http-helpers.js";
 import { waitFor } from "./run-cli.js";
 
@@ -65,8 +67,7 @@ async function start(options: {
       });
     });
   });
-  const [childSide, gatewaySide] = createMemoryPair();
-  child.connect(childSide);
+  const childHttp = await serveHttp(child);
   let gateway: GatewayServer | undefined;
   const client = new McpClient({
     clientInfo: { name: "gateway", version: "1" },
@@ -75,7 +76,7 @@ async function start(options: {
       elicitation: (params, asked) => gateway!.childHandlers().elicitation!(params, asked),
     },
   });
-  await client.connect(gatewaySide);
+  await client.connect(new HttpClientTransport(childHttp.url));
   gateway = new GatewayServer(() => client, {
     serverInfo: { name: "gw", version: "1" },
     ...options,
@@ -88,6 +89,7 @@ async function start(options: {
     close: async () => {
       await served.close();
       await client.close();
+      await childHttp.close();
     },
   };
 }

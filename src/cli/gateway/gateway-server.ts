@@ -17,7 +17,6 @@
  * modern child on each request, the child's extensions and experimental capabilities are
  * offered in both eras, and the tasks extension is relayed (gateway-tasks.ts).
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpClient } from "../../client/mcp-client.js";
 import type { CallOptions, ClientHandlers, ServerRequestContext } from "../../client/types.js";
 import {
@@ -110,8 +109,6 @@ export interface GatewayServerOptions extends McpServerOptions {
 
 export class GatewayServer extends McpServer {
   private readonly child: () => McpClient;
-  /** The call on the child a question comes from, so it reaches the client that made it. */
-  private readonly current = new AsyncLocalStorage<ChildCall>();
   private readonly tools = new Map<string, Tool>();
   /** HTTP-side requests waiting on the child right now. */
   private readonly inFlight = new Set<HandlerContext>();
@@ -195,10 +192,11 @@ export class GatewayServer extends McpServer {
       params: JsonObject,
       asked: ServerRequestContext,
     ): Promise<JsonObject> => {
-      // A modern child's questions come back inside the call's own async context. A legacy
-      // child's arrive as stdio requests that name no call: they can only be routed when a
-      // single call is open, or, when none is, to a legacy session that can answer.
-      const own = this.current.getStore();
+      // A modern child's questions come back as the input requests of a call, which names it
+      // (CallOptions.origin). A legacy child's arrive as stdio requests that name no call:
+      // they can only be routed when a single call is open, or, when none is, to a legacy
+      // session that can answer.
+      const own = asked.origin instanceof ChildCall ? asked.origin : undefined;
       // A modern child's question keeps its own key, so the client sees what the child asked.
       if (own) return own.ask(method, params, false, asked.inputKey);
       if (this.calls.size === 1) return [...this.calls][0]!.ask(method, params, true);
@@ -444,6 +442,7 @@ export class GatewayServer extends McpServer {
       signal: call.signal,
       noTimeout: true, // the call keeps its own clock (see ChildCall)
       onProgress: (progress) => call.progress(progress),
+      origin: call,
     };
     const childMeta = this.childMeta(client, context, meta, bridged);
     if (childMeta) options._meta = childMeta;
@@ -455,7 +454,7 @@ export class GatewayServer extends McpServer {
     }
     this.calls.add(call);
     call.begin(
-      () => this.current.run(call, () => client.request(method, params, options)),
+      () => client.request(method, params, options),
       () => {
         this.calls.delete(call);
         this.parked.remove(call);

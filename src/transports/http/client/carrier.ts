@@ -1,4 +1,4 @@
-import type { JsonRpcMessage } from "../../../jsonrpc/types.js";
+import type { JsonRpcId, JsonRpcMessage } from "../../../jsonrpc/types.js";
 import type { HttpClientTransportOptions } from "./options.js";
 import type { PostAnswer } from "./post-carrier.js";
 import type { ReplySink } from "./reply-reader.js";
@@ -24,6 +24,8 @@ export interface HttpCarrier {
   baseHeaders(): Promise<Record<string, string>>;
   deliver(message: JsonRpcMessage): void;
   readonly sink: ReplySink;
+  /** The sink for one request's answer stream: what else it carries is marked as related to it. */
+  sinkFor(id: JsonRpcId): ReplySink;
   readonly isClosed: boolean;
   warn(message: string): void;
   /** The channel is gone for good (the HTTP+SSE stream ended). */

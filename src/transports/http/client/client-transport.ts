@@ -83,6 +83,11 @@ export class HttpClientTransport implements Transport {
     invalid: (detail) => this.warn(`unreadable message from the server: ${detail}`),
   };
 
+  /** @internal The sink of one request's answer stream (HttpCarrier.sinkFor). */
+  sinkFor(id: JsonRpcId): ReplySink {
+    return { message: (message) => this.deliver(message, id), invalid: this.sink.invalid };
+  }
+
   constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
     this.url = new URL(url);
     const defaultPort = this.url.protocol === "https:" ? 443 : 80;
@@ -220,12 +225,13 @@ export class HttpClientTransport implements Transport {
     return { ...(typeof source === "function" ? await source() : source) };
   }
 
-  deliver(message: JsonRpcMessage): void {
+  deliver(message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
     if (this.closing) return;
     if (!("method" in message) && message.id !== null && this.toolsListIds.delete(message.id)) {
       if ("result" in message) message = { ...message, result: this.tools.learn(message.result) };
     }
-    this.receiver?.message(message);
+    if (relatedRequestId === undefined) this.receiver?.message(message);
+    else this.receiver?.message(message, { relatedRequestId });
     // A legacy reply may come on another stream (the GET stream): stop waiting for it here.
     if (!("method" in message) && message.id !== null) {
       this.inflight.get(message.id)?.abort(new LocalError("aborted", "answered on another stream"));
@@ -330,6 +336,7 @@ export class HttpClientTransport implements Transport {
     );
     if (!answer.ok) return failureReplyIn(request, answer);
     if (this.flavourValue !== "modern") this.remember("modern");
+    // Modern servers ask through input_required results, not on the stream: no related sink.
     const reply = await replyIn(request, answer, this.sink, cancel);
     if (!reply) throw brokenStream(request.method);
     return reply;

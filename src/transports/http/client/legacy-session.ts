@@ -209,7 +209,7 @@ export class LegacySession {
     cancel: RequestCancel,
   ): Promise<JsonRpcResponse> {
     if (!first.contentType.includes("text/event-stream")) {
-      const reply = await replyIn(request, first, this.carrier.sink, cancel);
+      const reply = await replyIn(request, first, this.carrier.sinkFor(request.id), cancel);
       if (!reply) throw brokenStream(request.method);
       return reply;
     }
@@ -221,7 +221,12 @@ export class LegacySession {
       if (answer) {
         const cursor = position.lastEventId;
         try {
-          const reply = await sseReplyIn(answer, request.id, this.carrier.sink, position);
+          const reply = await sseReplyIn(
+            answer,
+            request.id,
+            this.carrier.sinkFor(request.id),
+            position,
+          );
           if (reply) return reply;
         } catch (error) {
           if (cancel.aborted) throw cancel.reason;
