@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
-import { McpServer } from "../../src/server/index.js";
+import { McpServer, type ToolHandle } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
+import { waitFor } from "../helpers/poll.js";
 import { processGoneWithin } from "../helpers/process-alive.js";
 import {
   connectClient,
@@ -36,9 +37,17 @@ describe("gateway over a whole config file", () => {
   let auditPath: string;
 
   let web: ServedHttp;
+  /** tools/list requests the web upstream answered. */
+  let webLists = 0;
+  let extra: ToolHandle | undefined;
+  let remote: McpServer;
   before(async () => {
     // An HTTP upstream: a server of our own on 127.0.0.1, as a config file's url entry.
-    const remote = new McpServer({ serverInfo: { name: "web", version: "1" } });
+    remote = new McpServer({ serverInfo: { name: "web", version: "1" } });
+    remote.use("tools/list", (_ctx, next) => {
+      webLists += 1;
+      return next();
+    });
     remote.tool({ name: "hello", inputSchema: { type: "object" } }, () => "hello from the web");
     remote.tool({ name: "secret" }, () => "never offered");
     remote.resource({ uri: "mem://notes", name: "notes" }, (uri) => [
@@ -222,6 +231,29 @@ describe("gateway over a whole config file", () => {
     } finally {
       await listener.client.close();
       await trigger.client.close();
+    }
+  });
+
+  it("keeps each server's list for /mcp until that server tells of a change", async () => {
+    const { client } = await connectClient(`${origin}/mcp`, "modern");
+    try {
+      const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+      await names();
+      const before = webLists;
+      assert.ok((await names()).includes("web_wave"));
+      await names();
+      assert.equal(webLists, before, "the web server was not asked again");
+      // A change on the web server: its list_changed reaches the gateway, which lists it again.
+      extra = remote.tool({ name: "later", inputSchema: { type: "object" } }, () => "later");
+      const listed = await waitFor("the new tool on /mcp", async () => {
+        const now = await names();
+        return now.includes("web_later") ? now : undefined;
+      });
+      assert.ok(listed.includes("web_wave"));
+      assert.ok(webLists > before);
+    } finally {
+      extra?.remove();
+      await client.close();
     }
   });
 

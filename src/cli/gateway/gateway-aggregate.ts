@@ -47,6 +47,12 @@ interface Route {
   name: string;
 }
 
+/** One server's list of tools or prompts as last read, and the handshake it was read after. */
+interface KeptList {
+  items: JsonObject[];
+  handshake: object | undefined;
+}
+
 const LIST_METHOD = { tools: "tools/list", prompts: "prompts/list" } as const;
 /** Pages read from one server for one list (a server paging forever must not hold us). */
 const MAX_PAGES = 100;
@@ -61,6 +67,13 @@ export class AggregateServer extends McpServer {
   private readonly definitions = new Map<string, Tool>();
   private readonly taskRoutes = new Map<string, AggregatedServer>();
   private readonly told = new Set<string>();
+  /**
+   * Each server's lists by `<server>\0<kind>\0<era>`, for a server that says it tells of list
+   * changes: read again only after its list_changed, or once it was restarted.
+   */
+  private readonly kept = new Map<string, KeptList>();
+  /** List changes seen per `<server>\0<kind>`: a list read across one is not kept. */
+  private readonly changes = new Map<string, number>();
 
   constructor(upstreams: readonly AggregatedServer[], options: AggregateOptions) {
     const byName = new Map(upstreams.map((upstream) => [upstream.name, upstream]));
@@ -136,7 +149,7 @@ export class AggregateServer extends McpServer {
     const lists = await Promise.all(
       [...this.upstreams.values()].map(async (upstream) => {
         try {
-          return { upstream, items: await this.pages(upstream, LIST_METHOD[kind], kind, context) };
+          return { upstream, items: await this.itemsOf(upstream, kind, context) };
         } catch (error) {
           this.tell(
             `list ${upstream.name}`,
@@ -174,6 +187,26 @@ export class AggregateServer extends McpServer {
     }
     this.routes[kind] = routes;
     return merged;
+  }
+
+  /** One server's list of `kind`: kept from before while it is known to be current. */
+  private async itemsOf(
+    upstream: AggregatedServer,
+    kind: Kind,
+    context: HandlerContext,
+  ): Promise<JsonObject[]> {
+    const key = `${upstream.name}\0${kind}\0${context.era}`;
+    const handshake = upstream.server.childHandshake();
+    const kept = this.kept.get(key);
+    if (kept && kept.handshake === handshake) return kept.items;
+    const changes = this.changes.get(`${upstream.name}\0${kind}`);
+    const items = await this.pages(upstream, LIST_METHOD[kind], kind, context);
+    const declared = upstream.server.capabilities(context.era)[kind] as JsonObject | undefined;
+    const current =
+      upstream.server.childHandshake() === handshake &&
+      this.changes.get(`${upstream.name}\0${kind}`) === changes;
+    if (declared?.listChanged === true && current) this.kept.set(key, { items, handshake });
+    return items;
   }
 
   private async pages(
@@ -300,6 +333,9 @@ export class AggregateServer extends McpServer {
   /** A server's list changed: its names are learnt again at the next list or call. */
   private forget(upstream: AggregatedServer, kind: string): void {
     if (kind !== "tools" && kind !== "prompts") return;
+    const changed = `${upstream.name}\0${kind}`;
+    this.changes.set(changed, (this.changes.get(changed) ?? 0) + 1);
+    for (const era of ["modern", "legacy"]) this.kept.delete(`${changed}\0${era}`);
     for (const [name, route] of this.routes[kind]) {
       if (route.upstream === upstream) {
         this.routes[kind].delete(name);

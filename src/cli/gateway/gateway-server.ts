@@ -245,6 +245,14 @@ export class GatewayServer extends McpServer {
     );
   }
 
+  /**
+   * What the child declared in its last handshake, as an object whose identity changes with
+   * every handshake (a restarted child makes a new one): lists kept for it are stale then.
+   */
+  childHandshake(): object | undefined {
+    return this.child().serverCapabilities;
+  }
+
   override capabilities(era: Era): ServerCapabilities {
     const child = (this.child().serverCapabilities ?? {}) as JsonObject;
     const capabilities: ServerCapabilities = {};
