@@ -12,6 +12,7 @@ import {
   fixture,
   type RunningGateway,
   sentToChild,
+  sentToChildAtLeast,
   startGateway,
 } from "./gateway-run.js";
 import { stop, waitFor } from "./run-cli.js";
@@ -92,13 +93,15 @@ for (const childEra of ["modern", "legacy"] as const) {
             );
           }
           await listen.close();
+          // The wire log trails the HTTP answers: wait for the stream's 5 subscriptions to show
+          // before comparing releases with them.
+          assert.equal(await sentToChildAtLeast(run.gateway, subscribes(prefix), 5), 5);
           await waitFor("the child to be unsubscribed from all 5", () =>
             sentToChild(run.gateway, releases(prefix)) - cancelsBefore >=
             sentToChild(run.gateway, subscribes(prefix))
               ? true
               : undefined,
           );
-          assert.equal(sentToChild(run.gateway, subscribes(prefix)), 5);
         } finally {
           await client.close();
         }
