@@ -36,6 +36,7 @@ import {
   type ClientMiddleware,
   type ClientMiddlewareContext,
   notifyThroughChain,
+  sendNotificationThroughChain,
   sendThroughChain,
 } from "./middleware-chain.js";
 import { DEFAULT_MAX_INPUT_ROUNDS, resolveInputRequired } from "./mrtr.js";
@@ -511,6 +512,7 @@ export class ClientConnection {
         onProtocolError: this.options.onProtocolError,
         onInterrupted: () => this.holdRequests(),
         onResumed: () => this.rehandshake(),
+        notifyThrough: (method, params, send) => this.sendNotification(method, params, send),
       },
       { handleNotification: (method, params) => this.onNotification(method, params) },
     );
@@ -599,7 +601,6 @@ export class ClientConnection {
     }
     const protocolVersion = this.options.legacyProtocolVersion ?? LATEST_LEGACY_VERSION;
     this.state = await legacyInitialize(
-      session,
       (params, options) =>
         this.send(session, "initialize", params, options, { era: "legacy", protocolVersion }),
       {
@@ -610,6 +611,8 @@ export class ClientConnection {
         signal: this.connectSignal,
       },
     );
+    // Sent once the state is known, so its middleware sees the agreed version.
+    await session.notify("notifications/initialized");
     if (this.logLevel !== undefined && this.state.capabilities.logging) {
       await this.send(
         session,
@@ -680,6 +683,25 @@ export class ClientConnection {
       handshake ? handshake.protocolVersion : this.state?.protocolVersion,
       this.transport,
       (m, p, o) => session.request(m, p, o),
+    );
+  }
+
+  /** A notification the client sends, through the middleware that applies to it. */
+  private sendNotification(
+    method: string,
+    params: JsonObject | undefined,
+    send: (params: JsonObject | undefined) => Promise<void>,
+  ): Promise<void> {
+    const chain = this.middleware.chainFor(method);
+    if (!chain) return send(params);
+    return sendNotificationThroughChain(
+      chain,
+      method,
+      params,
+      this.state?.era,
+      this.state?.protocolVersion,
+      this.transport,
+      send,
     );
   }
 

@@ -9,7 +9,6 @@ import type {
 } from "../protocol/mcp-types.js";
 import { META } from "../protocol/meta.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
-import type { Session } from "../protocol/session.js";
 import { type Era, isLegacyVersion, LEGACY_VERSIONS } from "../protocol/versions.js";
 import { InvalidResultError } from "./results.js";
 
@@ -69,11 +68,11 @@ export function stateFromDiscover(version: string, result: JsonObject): ServerSt
 }
 
 /**
- * The legacy handshake: `initialize`, a version check, `notifications/initialized`. A server
- * answering with a version outside LEGACY_VERSIONS is refused (the caller closes).
+ * The legacy handshake's request: `initialize` and a version check (the caller then sends
+ * `notifications/initialized`). A server answering with a version outside LEGACY_VERSIONS is
+ * refused (the caller closes).
  */
 export async function legacyInitialize(
-  session: Session,
   /** Sends the initialize request (through the client's middleware). */
   sendInitialize: (params: JsonObject, options: RequestOptions) => Promise<JsonObject>,
   request: {
@@ -103,7 +102,6 @@ export async function legacyInitialize(
         `speak (it speaks ${LEGACY_VERSIONS.join(", ")})`,
     );
   }
-  await session.notify("notifications/initialized");
   return {
     era: "legacy",
     protocolVersion: version,

@@ -35,6 +35,7 @@ class OutgoingContext implements ClientMiddlewareContext {
   readonly protocolVersion: string | undefined;
   readonly principal = undefined;
   readonly notification = false;
+  readonly sending = true;
   requestId: JsonRpcId | undefined = undefined;
   private readonly carrier: Transport | undefined;
   private readonly options: RequestOptions;
@@ -134,6 +135,7 @@ export function notifyThroughChain(
     principal: undefined,
     signal: neverAbortedSignal(),
     notification: true,
+    sending: false,
   };
   const terminal = async (current: ClientMiddlewareContext): Promise<JsonObject> => {
     deliver(current.params);
@@ -146,4 +148,42 @@ export function notifyThroughChain(
     const message = error instanceof Error ? error.message : String(error);
     report?.(new Error(`middleware for ${method} failed: ${message}`, { cause: error }));
   });
+}
+
+/**
+ * A notification the client sends (`notifications/initialized`, `notifications/cancelled`, …)
+ * through the chain; `send` puts it on the wire unless a middleware drops it.
+ */
+export async function sendNotificationThroughChain(
+  chain: readonly ClientMiddleware[],
+  method: string,
+  params: JsonObject | undefined,
+  era: Era | undefined,
+  protocolVersion: string | undefined,
+  carrier: Transport | undefined,
+  send: (params: JsonObject | undefined) => Promise<void>,
+): Promise<void> {
+  const given = params ?? NO_PARAMS;
+  const meta = given._meta;
+  const ctx: ClientMiddlewareContext = {
+    method,
+    params: given,
+    meta: isPlainObject(meta) ? meta : undefined,
+    era,
+    protocolVersion,
+    transport: carrier?.kind,
+    remote: carrier?.remote,
+    sessionId: carrier?.sessionId,
+    requestId: undefined,
+    principal: undefined,
+    signal: neverAbortedSignal(),
+    notification: true,
+    sending: true,
+  };
+  // Untouched empty params go as none, as they would without middleware.
+  const terminal = async (current: ClientMiddlewareContext): Promise<JsonObject> => {
+    await send(current.params === NO_PARAMS ? params : current.params);
+    return {};
+  };
+  await compose(chain, terminal)(ctx);
 }

@@ -113,17 +113,18 @@ function sessionAttributes(version: unknown, network: NetworkFacts | undefined):
 }
 
 /**
- * Client side: a CLIENT span for each request sent, its trace context written into a copy of
- * `params._meta` (the HTTP transport copies `traceparent` into a header too), and a SERVER span
- * for each notification the server sends.
+ * Client side: a CLIENT span for each request and notification sent, its trace context written
+ * into a copy of `params._meta` (the HTTP transport copies `traceparent` into a header too), and
+ * a SERVER span for each notification the server sends.
  */
 export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): ClientMiddleware {
   const capture = { ...options };
   const rounds = new RoundTrail();
   const settled = (span: SpanContext | undefined, result: JsonObject) => rounds.note(result, span);
   return (ctx: ClientMiddlewareContext, next) => {
-    if (!recording(ctx.notification ? "server" : "client")) return next();
-    if (ctx.notification) {
+    const received = !ctx.sending;
+    if (!recording(received ? "server" : "client")) return next();
+    if (received) {
       return observeOperation("server", factsOf(ctx), next, {
         capture,
         received: { meta: ctx.meta },

@@ -36,6 +36,11 @@ export interface MiddlewareContext {
   readonly signal: AbortSignal;
   /** True for a notification: its result is ignored, and not calling next() drops it. */
   readonly notification: boolean;
+  /**
+   * True for what this side sends (a client's requests and its own notifications), false for
+   * what it receives (everything a server middleware sees, a server's notifications to a client).
+   */
+  readonly sending: boolean;
 }
 
 /** Runs the rest of the chain (the next middleware, finally the handler or the wire). */

@@ -62,6 +62,15 @@ export interface SessionOptions {
   onInterrupted?: (error: Error) => void;
   /** Called after a supervised transport brought a fresh peer up. */
   onResumed?: () => void;
+  /**
+   * Each notification this session sends passes through here (a client's middleware): `send`
+   * puts it on the wire, with the params given; not calling it drops the notification.
+   */
+  notifyThrough?: (
+    method: string,
+    params: JsonObject | undefined,
+    send: (params: JsonObject | undefined) => Promise<void>,
+  ) => Promise<void>;
 }
 
 /**
@@ -195,6 +204,16 @@ export class Session {
   }
 
   notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
+    const through = this.options.notifyThrough;
+    if (through === undefined) return this.sendNotification(method, params, options);
+    return through(method, params, (given) => this.sendNotification(method, given, options));
+  }
+
+  private sendNotification(
+    method: string,
+    params: JsonObject | undefined,
+    options: SendOptions | undefined,
+  ): Promise<void> {
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
     return this.transport.send(message, options);

@@ -54,6 +54,7 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
   readonly transport: TransportKind | undefined;
   readonly sessionId: string | undefined;
   readonly notification = false;
+  readonly sending = false;
   private readonly request: IncomingRequestContext;
   private readonly carrier: Transport;
 
@@ -155,6 +156,7 @@ export function runNotificationChain(
     header: (name) => headerOf(message, name),
     signal: message.signal ?? neverAbortedSignal(),
     notification: true,
+    sending: false,
     channelClosed: transport.closed,
   };
   const terminal = async (): Promise<JsonObject> => {

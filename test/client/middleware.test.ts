@@ -13,6 +13,7 @@ import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
+import { until } from "../helpers/poll.js";
 
 function flakyServer(): McpServer {
   const server = new McpServer({ serverInfo: { name: "flaky", version: "1" }, onError: () => {} });
@@ -135,7 +136,7 @@ describe("client middleware and the era probe", () => {
       const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
       const seen: string[] = [];
       client.use(async (ctx, next) => {
-        seen.push(`${ctx.method} ${ctx.era} ${ctx.protocolVersion}`);
+        seen.push(`${ctx.method} ${ctx.era} ${ctx.protocolVersion} ${ctx.sending}`);
         return next();
       });
       await client.connect(clientSide);
@@ -143,9 +144,53 @@ describe("client middleware and the era probe", () => {
       assert.deepEqual(
         seen,
         eras === "dual"
-          ? ["server/discover undefined 2026-07-28"]
-          : ["server/discover undefined 2026-07-28", "initialize legacy 2025-11-25"],
+          ? ["server/discover undefined 2026-07-28 true"]
+          : [
+              "server/discover undefined 2026-07-28 true",
+              "initialize legacy 2025-11-25 true",
+              // The client's own notification, once the version is agreed.
+              "notifications/initialized legacy 2025-11-25 true",
+            ],
       );
+    });
+  }
+});
+
+describe("client middleware and the notifications the client sends", () => {
+  for (const drop of [false, true]) {
+    it(`sees notifications/cancelled for an aborted call${drop ? ", and may drop it" : ""}`, async () => {
+      const [serverSide, clientSide] = createMemoryPair();
+      const server = new McpServer({ serverInfo: { name: "s", version: "1" }, eras: "legacy" });
+      let started = false;
+      let cancelled = false;
+      server.tool({ name: "wait" }, async (_args, context) => {
+        started = true;
+        await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+        cancelled = true;
+        return "late";
+      });
+      server.connect(serverSide);
+      const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+      const sent: string[] = [];
+      client.use(async (ctx, next) => {
+        if (ctx.notification && ctx.sending) {
+          sent.push(`${ctx.method} ${ctx.params.requestId ?? ""}`.trim());
+          if (drop && ctx.method === "notifications/cancelled") return {};
+        }
+        return next();
+      });
+      await client.connect(clientSide);
+      const abort = new AbortController();
+      const call = client.callTool("wait", {}, { signal: abort.signal });
+      await until(() => started);
+      abort.abort();
+      await assert.rejects(call);
+      // In order on the wire: once a ping is answered, a cancellation sent before it arrived.
+      await client.ping();
+      assert.equal(sent[0], "notifications/initialized");
+      assert.match(sent[1] ?? "", /^notifications\/cancelled \d+$/);
+      assert.equal(cancelled, !drop);
+      await client.close();
     });
   }
 });

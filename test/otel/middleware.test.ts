@@ -158,7 +158,12 @@ for (const row of ROWS) {
     it("the handshake is a CLIENT span parent of a SERVER span", async () => {
       const { client, close } = await connected(row);
       const version = client.protocolVersion;
-      await close();
+      try {
+        // Answered in order on the wire: the server has had notifications/initialized by then.
+        await client.listTools();
+      } finally {
+        await close();
+      }
       const method = row.era === "modern" ? "server/discover" : "initialize";
       const spans = pair(method);
       assert.equal(spans.client.name, method);
@@ -168,6 +173,15 @@ for (const row of ROWS) {
       assert.equal(spans.client.attributes["mcp.protocol.version"], version);
       for (const [key, value] of Object.entries(row.network)) {
         assert.equal(spans.client.attributes[key], value, key);
+      }
+      if (row.era === "legacy") {
+        // The client's own notification: a CLIENT span, the server's SERVER span under it.
+        const initialized = pair("notifications/initialized");
+        assert.equal(
+          initialized.server.parentSpanContext?.spanId,
+          initialized.client.spanContext().spanId,
+        );
+        assert.equal(initialized.client.attributes["mcp.protocol.version"], version);
       }
     });
 
