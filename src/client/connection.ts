@@ -33,6 +33,7 @@ import {
 } from "./handshake.js";
 import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy-tasks.js";
 import {
+  type ChainFacts,
   type ClientMiddleware,
   type ClientMiddlewareContext,
   notifyThroughChain,
@@ -679,11 +680,18 @@ export class ClientConnection {
       method,
       params,
       options,
-      handshake ? handshake.era : this.state?.era,
-      handshake ? handshake.protocolVersion : this.state?.protocolVersion,
-      this.transport,
+      handshake ? { ...handshake, carrier: this.transport } : this.chainFacts(),
       (m, p, o) => session.request(m, p, o),
     );
+  }
+
+  /** The connection as the middleware sees it. */
+  private chainFacts(): ChainFacts {
+    return {
+      era: this.state?.era,
+      protocolVersion: this.state?.protocolVersion,
+      carrier: this.transport,
+    };
   }
 
   /** A notification the client sends, through the middleware that applies to it. */
@@ -694,15 +702,7 @@ export class ClientConnection {
   ): Promise<void> {
     const chain = this.middleware.chainFor(method);
     if (!chain) return send(params);
-    return sendNotificationThroughChain(
-      chain,
-      method,
-      params,
-      this.state?.era,
-      this.state?.protocolVersion,
-      this.transport,
-      send,
-    );
+    return sendNotificationThroughChain(chain, method, params, this.chainFacts(), send);
   }
 
   private onNotification(method: string, params: JsonObject): void {
@@ -715,9 +715,7 @@ export class ClientConnection {
       chain,
       method,
       params,
-      this.state?.era,
-      this.state?.protocolVersion,
-      this.transport,
+      this.chainFacts(),
       (given) => this.notified(method, given),
       this.options.onProtocolError,
     );

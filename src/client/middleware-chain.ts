@@ -27,6 +27,13 @@ type WireSend = (
 
 const NO_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
+/** What the client knows of the connection a message goes over. */
+export interface ChainFacts {
+  era: Era | undefined;
+  protocolVersion: string | undefined;
+  carrier: Transport | undefined;
+}
+
 /** One outgoing request; its id is known once the session sends it. */
 class OutgoingContext implements ClientMiddlewareContext {
   readonly method: string;
@@ -84,17 +91,15 @@ export function sendThroughChain(
   method: string,
   params: JsonObject | undefined,
   options: RequestOptions,
-  era: Era | undefined,
-  protocolVersion: string | undefined,
-  carrier: Transport | undefined,
+  facts: ChainFacts,
   send: WireSend,
 ): Promise<JsonObject> {
   const ctx = new OutgoingContext(
     method,
     params ?? NO_PARAMS,
-    era,
-    protocolVersion,
-    carrier,
+    facts.era,
+    facts.protocolVersion,
+    facts.carrier,
     options,
   );
   const tell = options.onRequestId;
@@ -110,33 +115,40 @@ export function sendThroughChain(
   return compose(chain, terminal, { retryAfterFailure: true })(ctx);
 }
 
+/** A notification's context, either way. */
+function notificationContext(
+  method: string,
+  params: JsonObject,
+  facts: ChainFacts,
+  sending: boolean,
+): ClientMiddlewareContext {
+  const meta = params._meta;
+  return {
+    method,
+    params,
+    meta: isPlainObject(meta) ? meta : undefined,
+    era: facts.era,
+    protocolVersion: facts.protocolVersion,
+    transport: facts.carrier?.kind,
+    remote: facts.carrier?.remote,
+    sessionId: facts.carrier?.sessionId,
+    requestId: undefined,
+    principal: undefined,
+    signal: neverAbortedSignal(),
+    notification: true,
+    sending,
+  };
+}
+
 /** A server's notification through the chain; `deliver` runs unless a middleware drops it. */
 export function notifyThroughChain(
   chain: readonly ClientMiddleware[],
   method: string,
   params: JsonObject,
-  era: Era | undefined,
-  protocolVersion: string | undefined,
-  carrier: Transport | undefined,
+  facts: ChainFacts,
   deliver: (params: JsonObject) => void,
   report: ((error: Error) => void) | undefined,
 ): void {
-  const meta = params._meta;
-  const ctx: ClientMiddlewareContext = {
-    method,
-    params,
-    meta: isPlainObject(meta) ? meta : undefined,
-    era,
-    protocolVersion,
-    transport: carrier?.kind,
-    remote: carrier?.remote,
-    sessionId: carrier?.sessionId,
-    requestId: undefined,
-    principal: undefined,
-    signal: neverAbortedSignal(),
-    notification: true,
-    sending: false,
-  };
   const terminal = async (current: ClientMiddlewareContext): Promise<JsonObject> => {
     deliver(current.params);
     return {};
@@ -144,7 +156,7 @@ export function notifyThroughChain(
   compose(
     chain,
     terminal,
-  )(ctx).catch((error: unknown) => {
+  )(notificationContext(method, params, facts, false)).catch((error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
     report?.(new Error(`middleware for ${method} failed: ${message}`, { cause: error }));
   });
@@ -158,32 +170,13 @@ export async function sendNotificationThroughChain(
   chain: readonly ClientMiddleware[],
   method: string,
   params: JsonObject | undefined,
-  era: Era | undefined,
-  protocolVersion: string | undefined,
-  carrier: Transport | undefined,
+  facts: ChainFacts,
   send: (params: JsonObject | undefined) => Promise<void>,
 ): Promise<void> {
-  const given = params ?? NO_PARAMS;
-  const meta = given._meta;
-  const ctx: ClientMiddlewareContext = {
-    method,
-    params: given,
-    meta: isPlainObject(meta) ? meta : undefined,
-    era,
-    protocolVersion,
-    transport: carrier?.kind,
-    remote: carrier?.remote,
-    sessionId: carrier?.sessionId,
-    requestId: undefined,
-    principal: undefined,
-    signal: neverAbortedSignal(),
-    notification: true,
-    sending: true,
-  };
   // Untouched empty params go as none, as they would without middleware.
   const terminal = async (current: ClientMiddlewareContext): Promise<JsonObject> => {
     await send(current.params === NO_PARAMS ? params : current.params);
     return {};
   };
-  await compose(chain, terminal)(ctx);
+  await compose(chain, terminal)(notificationContext(method, params ?? NO_PARAMS, facts, true));
 }
