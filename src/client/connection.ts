@@ -513,9 +513,11 @@ export class ClientConnection {
         onProtocolError: this.options.onProtocolError,
         onInterrupted: () => this.holdRequests(),
         onResumed: () => this.rehandshake(),
-        notifyThrough: (method, params, send) => this.sendNotification(method, params, send),
       },
-      { handleNotification: (method, params) => this.onNotification(method, params) },
+      {
+        handleNotification: (method, params) => this.onNotification(method, params),
+        sendingNotification: (method, params, send) => this.sendNotification(method, params, send),
+      },
     );
     installServerRequestHandlers(session, this.options.handlers ?? {}, (id) =>
       id === undefined ? undefined : this.origins?.get(id),

@@ -6,10 +6,10 @@
  * every notification the server sends it (SERVER spans: the receiver's side). Multi round-trip
  * retries hang under the round before them (rounds.ts).
  */
-import type { Attributes, SpanContext } from "@opentelemetry/api";
+import type { Attributes, Context } from "@opentelemetry/api";
 import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
 import type { JsonObject } from "../jsonrpc/types.js";
-import type { MiddlewareContext } from "../protocol/middleware.js";
+import type { MiddlewareContext, Next } from "../protocol/middleware.js";
 import type { TransportKind } from "../protocol/transport.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
 import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
@@ -73,13 +73,15 @@ function factsOf(ctx: MiddlewareContext): OperationFacts {
 }
 
 /**
- * Server side: a SERVER span for each request and notification handled, and the duration of
- * each session (session.ts): a legacy one once its initialize succeeded.
+ * Server side: a SERVER span for each request and notification handled, a CLIENT span for each
+ * notification sent (progress, log messages, list changes, resource updates), and the duration
+ * of each session (session.ts): a legacy one once its initialize succeeded.
  */
 export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): ServerMiddleware {
   const capture = { ...options };
   const sessions = new ServerSessions();
   return (ctx: ServerMiddlewareContext, next) => {
+    if (ctx.sending) return sent(ctx, next, capture);
     // Nothing registered: not even the context is read (an HTTP request's header copy is not free).
     if (!recording("server")) return next();
     const facts = factsOf(ctx);
@@ -103,6 +105,30 @@ export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): Serve
   };
 }
 
+/**
+ * What this side sends: a CLIENT span, its trace context written into a copy of `_meta`.
+ * `rounds`: a request's multi round-trip trail (rounds.ts).
+ */
+function sent(
+  ctx: MiddlewareContext,
+  next: Next,
+  capture: CaptureOptions,
+  rounds?: RoundTrail,
+): Promise<JsonObject> {
+  if (!recording("client")) return next();
+  const run = (propagate: Context) => {
+    const meta = injectIntoMeta(ctx.meta, propagate);
+    if (meta !== ctx.meta) ctx.params = { ...ctx.params, _meta: meta as JsonObject };
+    return next();
+  };
+  if (rounds === undefined) return observeOperation("client", factsOf(ctx), run, { capture });
+  return observeOperation("client", factsOf(ctx), run, {
+    capture,
+    fallbackParent: rounds.previous(ctx.params),
+    settled: (span, result) => rounds.note(result, span),
+  });
+}
+
 /** A session's attributes: its protocol version and network. */
 function sessionAttributes(version: unknown, network: NetworkFacts | undefined): Attributes {
   const attributes: Attributes = {};
@@ -120,25 +146,12 @@ function sessionAttributes(version: unknown, network: NetworkFacts | undefined):
 export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): ClientMiddleware {
   const capture = { ...options };
   const rounds = new RoundTrail();
-  const settled = (span: SpanContext | undefined, result: JsonObject) => rounds.note(result, span);
   return (ctx: ClientMiddlewareContext, next) => {
-    const received = !ctx.sending;
-    if (!recording(received ? "server" : "client")) return next();
-    if (received) {
-      return observeOperation("server", factsOf(ctx), next, {
-        capture,
-        received: { meta: ctx.meta },
-      });
-    }
-    return observeOperation(
-      "client",
-      factsOf(ctx),
-      (propagate) => {
-        const meta = injectIntoMeta(ctx.meta, propagate);
-        if (meta !== ctx.meta) ctx.params = { ...ctx.params, _meta: meta as JsonObject };
-        return next();
-      },
-      { capture, fallbackParent: rounds.previous(ctx.params), settled },
-    );
+    if (ctx.sending) return sent(ctx, next, capture, ctx.notification ? undefined : rounds);
+    if (!recording("server")) return next();
+    return observeOperation("server", factsOf(ctx), next, {
+      capture,
+      received: { meta: ctx.meta },
+    });
   };
 }

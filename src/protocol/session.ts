@@ -62,15 +62,6 @@ export interface SessionOptions {
   onInterrupted?: (error: Error) => void;
   /** Called after a supervised transport brought a fresh peer up. */
   onResumed?: () => void;
-  /**
-   * Each notification this session sends passes through here (a client's middleware): `send`
-   * puts it on the wire, with the params given; not calling it drops the notification.
-   */
-  notifyThrough?: (
-    method: string,
-    params: JsonObject | undefined,
-    send: (params: JsonObject | undefined) => Promise<void>,
-  ) => Promise<void>;
 }
 
 /**
@@ -87,6 +78,15 @@ export interface SessionDispatcher {
   handleNotification?(method: string, params: JsonObject, context: MessageContext): void;
   /** The transport closed; called before `closed` resolves. */
   sessionClosed?(info: CloseInfo): void;
+  /**
+   * Each notification this session sends passes through here (the middleware of whoever owns
+   * the session): `send` puts it on the wire with the params given; not calling it drops it.
+   */
+  sendingNotification?(
+    method: string,
+    params: JsonObject | undefined,
+    send: (params: JsonObject | undefined) => Promise<void>,
+  ): Promise<void>;
 }
 
 /**
@@ -204,9 +204,13 @@ export class Session {
   }
 
   notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
-    const through = this.options.notifyThrough;
-    if (through === undefined) return this.sendNotification(method, params, options);
-    return through(method, params, (given) => this.sendNotification(method, given, options));
+    const dispatcher = this.dispatcher;
+    if (dispatcher?.sendingNotification === undefined) {
+      return this.sendNotification(method, params, options);
+    }
+    return dispatcher.sendingNotification(method, params, (given) =>
+      this.sendNotification(method, given, options),
+    );
   }
 
   private sendNotification(

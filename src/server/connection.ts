@@ -28,6 +28,7 @@ import {
   type RoutedRequest,
   runNotificationChain,
   runRequestChain,
+  runSentNotificationChain,
   type ServerMiddleware,
 } from "./middleware-chain.js";
 import { INPUT_METHODS, InputRound } from "./mrtr/round.js";
@@ -104,6 +105,31 @@ export class ServerConnection implements SessionDispatcher {
    */
   get sessionId(): string | undefined {
     return this.session.transport.sessionId;
+  }
+
+  /** A notification the server sends here, through the middleware that applies to it. */
+  sendingNotification(
+    method: string,
+    params: JsonObject | undefined,
+    send: (params: JsonObject | undefined) => Promise<void>,
+  ): Promise<void> {
+    const chain = this.core.middleware.chainFor(method);
+    if (!chain) return send(params);
+    const legacy = this.legacy;
+    const routed: RoutedRequest = legacy
+      ? {
+          era: "legacy",
+          protocolVersion: legacy.protocolVersion,
+          clientCapabilities: legacy.clientCapabilities,
+          meta: undefined,
+        }
+      : {
+          era: "modern",
+          protocolVersion: undefined,
+          clientCapabilities: undefined,
+          meta: undefined,
+        };
+    return runSentNotificationChain(chain, method, params, routed, this.session.transport, send);
   }
 
   handleNotification(method: string, params: JsonObject, context: MessageContext): void {

@@ -1,4 +1,4 @@
-import { InternalError, JsonRpcError } from "../jsonrpc/errors.js";
+import { InternalError, isPlainObject, JsonRpcError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ClientCapabilities } from "../protocol/mcp-types.js";
 import {
@@ -165,6 +165,49 @@ export function runNotificationChain(
   };
   compose(chain, terminal)(ctx).catch((error: unknown) => report(middlewareFailure(method, error)));
 }
+
+/**
+ * A notification the server sends (progress, a log message, a list change, a resource update)
+ * through the chain; `send` puts it on the wire unless a middleware drops it. Its related
+ * request, if any, is not known here: `requestId` is undefined.
+ */
+export async function runSentNotificationChain(
+  chain: readonly ServerMiddleware[],
+  method: string,
+  params: JsonObject | undefined,
+  routed: RoutedRequest,
+  transport: Transport,
+  send: (params: JsonObject | undefined) => Promise<void>,
+): Promise<void> {
+  const given = params ?? NO_PARAMS;
+  const meta = given._meta;
+  const ctx: ServerMiddlewareContext = {
+    method,
+    params: given,
+    meta: isPlainObject(meta) ? meta : undefined,
+    era: routed.era,
+    protocolVersion: routed.protocolVersion,
+    clientCapabilities: routed.clientCapabilities,
+    transport: transport.kind,
+    remote: transport.remote,
+    sessionId: transport.sessionId,
+    requestId: undefined,
+    principal: undefined,
+    header: () => undefined,
+    signal: neverAbortedSignal(),
+    notification: true,
+    sending: true,
+    channelClosed: transport.closed,
+  };
+  // Untouched empty params go as none, as they would without middleware.
+  const terminal = async (current: ServerMiddlewareContext): Promise<JsonObject> => {
+    await send(current.params === NO_PARAMS ? params : current.params);
+    return {};
+  };
+  await compose(chain, terminal)(ctx);
+}
+
+const NO_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
 const NO_FAILURE = Symbol("no failure");
 

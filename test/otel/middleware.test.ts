@@ -12,6 +12,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { McpClient } from "../../src/client/mcp-client.js";
+import type { McpClientOptions } from "../../src/client/types.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
 import { recordClientSession } from "../../src/otel/session.js";
@@ -42,6 +43,11 @@ beforeEach(() => telemetry.reset());
 function tracedServer(): McpServer {
   const server = new McpServer({ serverInfo: { name: "traced", version: "1.0.0" } });
   server.tool({ name: "echo", inputSchema: { type: "object" } }, (args) => String(args.text));
+  server.tool({ name: "report", inputSchema: { type: "object" } }, async (_args, context) => {
+    await context.progress(1, 2);
+    await context.log.info("halfway");
+    return "reported";
+  });
   server.tool({ name: "refuse", inputSchema: { type: "object" } }, () => {
     throw new JsonRpcError(-32050, "refused on purpose");
   });
@@ -128,10 +134,17 @@ const ROWS: Row[] = [
   },
 ];
 
-async function connected(row: Row): Promise<{ client: McpClient; close(): Promise<void> }> {
+async function connected(
+  row: Row,
+  options: Partial<McpClientOptions> = {},
+): Promise<{ client: McpClient; close(): Promise<void> }> {
   const server = tracedServer();
   const { transport, cleanup } = await row.connector()(server);
-  const client = new McpClient({ clientInfo: { name: "tracer", version: "1.0.0" }, era: row.era });
+  const client = new McpClient({
+    clientInfo: { name: "tracer", version: "1.0.0" },
+    era: row.era,
+    ...options,
+  });
   client.use(otelClientMiddleware());
   await client.connect(transport as Transport);
   return {
@@ -183,6 +196,37 @@ for (const row of ROWS) {
         );
         assert.equal(initialized.client.attributes["mcp.protocol.version"], version);
       }
+    });
+
+    it("a notification the server sends is a CLIENT span there, the client's SERVER span under it", async () => {
+      const { client, close } = await connected(row, { logLevel: "info" });
+      try {
+        await client.callTool("report", {}, { onProgress: () => {} });
+      } finally {
+        await close();
+      }
+      // Sent while the call ran: CLIENT spans under its SERVER span.
+      const call = telemetry
+        .spans()
+        .find(
+          (span) =>
+            span.kind === SpanKind.SERVER && span.attributes["gen_ai.tool.name"] === "report",
+        );
+      for (const method of ["notifications/progress", "notifications/message"]) {
+        const sent = telemetry
+          .spans()
+          .filter(
+            (span) =>
+              span.kind === SpanKind.CLIENT && span.attributes["mcp.method.name"] === method,
+          );
+        assert.equal(sent.length, 1, method);
+        assert.equal(sent[0]?.name, method);
+        assert.equal(sent[0]?.parentSpanContext?.spanId, call?.spanContext().spanId, method);
+      }
+      // The client hears the log message (progress is its engine's, before any middleware):
+      // its SERVER span continues the server's trace from the notification's _meta.
+      const message = pair("notifications/message");
+      assert.equal(message.server.parentSpanContext?.spanId, message.client.spanContext().spanId);
     });
 
     it("a tools/call is a CLIENT span parent of a SERVER span, with the conventions' attributes", async () => {
@@ -331,7 +375,13 @@ describe("otel middleware metrics", () => {
     const named = (name: string, method: string) =>
       points.find((point) => point.name === name && point.attributes["mcp.method.name"] === method);
     for (const name of ["mcp.client.operation.duration", "mcp.server.operation.duration"]) {
-      const call = named(name, "tools/call");
+      // The reader is cumulative over the file: other tests' calls are there too.
+      const call = points.find(
+        (point) =>
+          point.name === name &&
+          point.attributes["mcp.method.name"] === "tools/call" &&
+          point.attributes["gen_ai.tool.name"] === "echo",
+      );
       assert.ok(call, `${name} for tools/call`);
       assert.equal(call.unit, "s");
       assert.ok(call.count >= 1);
