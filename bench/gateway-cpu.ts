@@ -1,0 +1,120 @@
+/**
+ * CPU per request of `mcpwire gateway` and of its stdio child, read from /proc (Linux), while a
+ * bare client calls the echo tool through the gateway at c=64: where the harness's gateway rows
+ * count the gateway process only, this says what the child costs too.
+ *
+ *   node dist/bench/gateway-cpu.js [--requests 30000] [--runs 3] [--root DIR]
+ *
+ * `--root` runs another checkout's build (its dist/pkg/cli/main.js and dist/bench/echo-server.js),
+ * so that two commits can be compared by the same measurement, runs interleaved.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bareHttpClient } from "./peers/bare-client.js";
+
+const OWN_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const CONCURRENCY = 64;
+const WARMUP = 5000;
+
+function option(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  return at < 0 ? undefined : argv[at + 1];
+}
+
+/** User + system CPU of a process so far, in microseconds (clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(/\s+/).map(Number);
+}
+
+async function startGateway(
+  root: string,
+  dir: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const echo = join(root, "dist/bench/echo-server.js");
+  const config = join(dir, "mcp.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { echo0: { command: process.execPath, args: [echo, "--stdio"] } },
+    }),
+  );
+  const cli = join(root, "dist/pkg/cli/main.js");
+  const args = [
+    cli,
+    "gateway",
+    "--listen",
+    "127.0.0.1:0",
+    "--config",
+    config,
+    "--server",
+    "echo0,",
+  ];
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let seen = "";
+  const origin = await new Promise<string>((done, fail) => {
+    child.once("exit", (code) => fail(new Error(`gateway exited (${code}): ${seen}`)));
+    child.stderr!.on("data", (chunk: Buffer) => {
+      seen += chunk.toString("utf8");
+      const match = /^listening on (\S+)$/m.exec(seen);
+      if (match) done(match[1]!);
+    });
+  });
+  return { child, url: `${origin}/servers/echo0/mcp` };
+}
+
+async function measure(root: string, requests: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "mcpwire-gateway-cpu-"));
+  const { child, url } = await startGateway(root, dir);
+  const client = bareHttpClient(url, CONCURRENCY);
+  const drive = async (total: number) => {
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (sent < total) {
+          sent += 1;
+          await client.echo("hello");
+        }
+      }),
+    );
+  };
+  try {
+    await drive(WARMUP);
+    const [echo] = childrenOf(child.pid!);
+    if (echo === undefined) throw new Error("the gateway has no child");
+    const before = { gateway: cpuMicros(child.pid!), echo: cpuMicros(echo), at: performance.now() };
+    await drive(requests);
+    const seconds = (performance.now() - before.at) / 1000;
+    const gateway = (cpuMicros(child.pid!) - before.gateway) / requests;
+    const stdioChild = (cpuMicros(echo) - before.echo) / requests;
+    return `${Math.round(requests / seconds)} req/s; CPU µs/request: gateway ${gateway.toFixed(0)}, stdio child ${stdioChild.toFixed(0)}`;
+  } finally {
+    await client.close();
+    child.kill("SIGTERM");
+    await new Promise((done) => child.once("exit", done));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const argv = process.argv.slice(2);
+const requests = Number(option(argv, "--requests") ?? 30_000);
+const runs = Number(option(argv, "--runs") ?? 3);
+const roots = [
+  OWN_ROOT,
+  ...(option(argv, "--root") === undefined ? [] : [resolve(option(argv, "--root")!)]),
+];
+for (let run = 1; run <= runs; run++) {
+  for (const root of roots) {
+    process.stdout.write(
+      `${root === OWN_ROOT ? "this build " : `${root} `}run ${run}: ${await measure(root, requests)}\n`,
+    );
+  }
+}
