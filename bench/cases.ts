@@ -19,7 +19,10 @@ export interface Row {
   middleware?: boolean;
   /** legacy-calls: every caller on one session, or one session each (bare client only). */
   legacySessions?: "one" | "per-caller";
-  /** HTTP: the server's runtime (default node); `native`: on Bun.serve, not node:http. */
+  /**
+   * HTTP: the server's runtime (default node; workerd: a Worker under Miniflare); `native`: on
+   * Bun.serve, not node:http.
+   */
   runtime?: Runtime;
   native?: boolean;
   /** mcpwire's server traced by mcpwire/otel: API only (no provider), or the SDK in memory. */
@@ -126,6 +129,32 @@ const LEGACY_ROWS: Row[] = [
   { label: "SDK v2 (sessionful)", client: "bare", server: "sdk", era: "legacy" },
 ];
 
+/** Issue 30's cases: the modern JSON echo at `concurrency`, req/s with latency, RSS and CPU. */
+function runtimeCase(settings: Settings, concurrency: number): Omit<Case, "id" | "title" | "rows"> {
+  return {
+    primary: "reqPerSec",
+    primaryLabel: "req/s",
+    secondary: ["p50", "p99", "serverPeakRssMiB", "serverCpuUsPerRequest"],
+    spec: { workload: "http", sse: false, concurrency, seconds: settings.httpSeconds },
+  };
+}
+
+/** A bare handler (the limit) and mcpwire's server on one runtime, each driven by the bare client. */
+function runtimeRows(
+  where: Pick<Row, "runtime" | "native">,
+  bareLabel: string,
+  ourLabel: string,
+): Row[] {
+  const row = (label: string, server: Impl): Row => ({
+    label,
+    client: "bare",
+    server,
+    era: "modern",
+    ...where,
+  });
+  return [row(bareLabel, "bare"), row(ourLabel, "mcpwire")];
+}
+
 export function benchCases(settings: Settings): Case[] {
   const q = settings.quick;
   const latency = ["p50", "p99"];
@@ -187,31 +216,33 @@ export function benchCases(settings: Settings): Case[] {
   // same HTTP server: Bun's node:http (serveHttp), and Bun.serve (createHttpHandler's fetch
   // handler, as Bun apps mount it). The servers run on Bun; the client is Node's bare one.
   for (const native of [false, true]) {
-    const onBun = (label: string, server: Impl): Row => ({
-      label,
-      client: "bare",
-      server,
-      era: "modern",
-      runtime: "bun",
-      native,
-    });
     for (const concurrency of [1, 64]) {
       cases.push({
         id: `bun-${native ? "serve" : "node-http"}-json-c${concurrency}`,
         title: `Bun ${native ? "Bun.serve" : "node:http"}: HTTP modern, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
-        primary: "reqPerSec",
-        primaryLabel: "req/s",
-        secondary: [...latency, "serverPeakRssMiB", "serverCpuUsPerRequest"],
-        spec: { workload: "http", sse: false, concurrency, seconds: settings.httpSeconds },
-        rows: [
-          onBun("bare handler on Bun (limit)", "bare"),
-          onBun(
-            native ? "mcpwire createHttpHandler ← bare client" : "mcpwire serveHttp ← bare client",
-            "mcpwire",
-          ),
-        ],
+        ...runtimeCase(settings, concurrency),
+        rows: runtimeRows(
+          { runtime: "bun", native },
+          "bare handler on Bun (limit)",
+          native ? "mcpwire createHttpHandler ← bare client" : "mcpwire serveHttp ← bare client",
+        ),
       });
     }
+  }
+  // The same budget on workerd: mcpwire's echo as a Worker (createHttpHandler, stateless) against
+  // a bare fetch handler Worker, both in workerd under Miniflare, whose entry worker sits in
+  // front of each (peers/workerd-server.ts).
+  for (const concurrency of [1, 64]) {
+    cases.push({
+      id: `workerd-json-c${concurrency}`,
+      title: `workerd (Miniflare): HTTP modern, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
+      ...runtimeCase(settings, concurrency),
+      rows: runtimeRows(
+        { runtime: "workerd" },
+        "bare handler on workerd (limit)",
+        "mcpwire createHttpHandler ← bare client",
+      ),
+    });
   }
   // Issue 29's budgets: a call through the gateway to a stdio echo server at least 0.6× the same
   // server served directly over HTTP, and no slower with ten servers configured than with one.

@@ -6,32 +6,15 @@
  *       [--redis URL [--redis-prefix P]] [--otel api|memory|memory-no-context] [--middleware]
  *   bun dist/bench/echo-server.js --http --native     # the web handler on Bun.serve
  *
- * Tool `echo` takes `{ text: string }` and returns `{ content: [{ type: "text", text }] }`.
+ * Tool `echo` (echo-tool.ts) takes `{ text: string }` and returns its text as one text block.
  * Every check stays on (envelope checks, header and Origin validation, argument validation):
  * the benchmarks measure the configuration people ship. In HTTP mode the first stdout line is
  * `listening <url>` (port 0 picks a free port). With --redis its legacy sessions are shared with
  * every echo server given the same Redis and prefix (one instance of a cluster). --middleware adds
  * one no-op middleware (server.use), to price the seam.
  */
-import { McpServer, serveStdio } from "mcpwire/server";
-
-export function createEchoServer(options: { middleware?: boolean } = {}): McpServer {
-  const server = new McpServer({ serverInfo: { name: "mcpwire-bench-echo", version: "1.0.0" } });
-  if (options.middleware) server.use((_ctx, next) => next());
-  server.tool(
-    {
-      name: "echo",
-      description: "Returns its text argument.",
-      inputSchema: {
-        type: "object",
-        properties: { text: { type: "string" } },
-        required: ["text"],
-      },
-    },
-    (args) => ({ content: [{ type: "text", text: args.text as string }] }),
-  );
-  return server;
-}
+import { type McpServer, serveStdio } from "mcpwire/server";
+import { createEchoServer } from "./echo-tool.js";
 
 function flagValue(argv: string[], name: string): string | undefined {
   const index = argv.indexOf(name);

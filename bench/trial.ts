@@ -73,7 +73,7 @@ export interface TrialSpec {
   /** legacy-heap: requests in all, and how many between two live-heap readings. */
   requests?: number;
   readEvery?: number;
-  /** HTTP: the runtime the server runs on (default node). */
+  /** HTTP: the runtime the server runs on (default node; workerd: modern JSON echo only). */
   runtime?: Runtime;
   /** HTTP on Bun: the server's fetch handler on Bun.serve instead of node:http. */
   native?: boolean;
@@ -83,7 +83,8 @@ export interface TrialSpec {
   gateway?: number;
 }
 
-export type Runtime = "node" | "bun";
+/** workerd: the server is a Worker (workers/), run by Miniflare (peers/workerd-server.ts). */
+export type Runtime = "node" | "bun" | "workerd";
 
 /** The echo server's `--otel` mode: the middleware alone (API only), or the SDK in memory. */
 export type OtelMode = "api" | "memory";
@@ -98,8 +99,18 @@ const SERVER_SCRIPTS: Record<Impl, string> = {
 const BUN = fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url));
 
 function serverCommand(impl: Impl, args: string[], runtime: Runtime = "node"): ServerCommand {
+  if (runtime === "workerd") return workerdCommand(impl, args);
   const script = fileURLToPath(new URL(SERVER_SCRIPTS[impl], import.meta.url));
   return { command: runtime === "bun" ? BUN : process.execPath, args: [script, ...args] };
+}
+
+/** The workerd rows serve one thing: the modern echo, JSON replies, no option. */
+function workerdCommand(impl: Impl, args: string[]): ServerCommand {
+  if (impl === "sdk") throw new Error("no SDK Worker in the bench");
+  const options = args.filter((arg) => arg !== "--http");
+  if (options.length > 0) throw new Error(`the workerd rows take no option (${options.join(" ")})`);
+  const script = fileURLToPath(new URL("./peers/workerd-server.js", import.meta.url));
+  return { command: process.execPath, args: [script, impl] };
 }
 
 /** The era of a client that cannot probe (the SDK's and the bare ones): "auto" is mcpwire's. */
@@ -170,13 +181,20 @@ async function startGateway(count: number): Promise<{ child: ChildProcess; url: 
   return { child, url: `${origin}/servers/echo0/mcp` };
 }
 
-/** Starts an HTTP server child and waits for its `listening <url>` line. */
+/**
+ * Starts an HTTP server child and waits for its `listening <url>` line. `pid`: the process that
+ * serves the requests, whose CPU and memory are read: the child, or the one its line names
+ * (`listening <url> pid <n>`: workerd under Miniflare).
+ */
 async function startHttpServer(
   spec: TrialSpec,
   issuer?: string,
   extraArgs: string[] = [],
-): Promise<{ child: ChildProcess; url: string }> {
-  if (spec.gateway !== undefined) return startGateway(spec.gateway);
+): Promise<{ child: ChildProcess; url: string; pid: number }> {
+  if (spec.gateway !== undefined) {
+    const gateway = await startGateway(spec.gateway);
+    return { ...gateway, pid: gateway.child.pid! };
+  }
   const args = ["--http", ...middlewareArgs(spec), ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
@@ -201,15 +219,14 @@ async function startHttpServer(
   });
   child.stderr!.pipe(process.stderr, { end: false });
   let seen = "";
-  const url = await new Promise<string>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`HTTP server exited early (${code})`)));
     child.stdout!.on("data", (chunk: Buffer) => {
       seen += chunk.toString("utf8");
-      const match = /^listening (\S+)$/m.exec(seen);
-      if (match) resolve(match[1]!);
+      const match = /^listening (\S+)(?: pid (\d+))?$/m.exec(seen);
+      if (match) resolve({ child, url: match[1]!, pid: Number(match[2] ?? child.pid) });
     });
   });
-  return { child, url };
 }
 
 /**
@@ -271,15 +288,13 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
     throw new Error("the JWT auth row is mcpwire server ← bare client only");
   }
   const issuer = spec.auth ? await startBenchIssuer() : undefined;
-  const { child, url } = await startHttpServer(spec, issuer?.issuer);
+  const { child, url, pid } = await startHttpServer(spec, issuer?.issuer);
   const authHeaders: Record<string, string> = issuer
     ? { authorization: `Bearer ${await issuer.mint(url)}` }
     : {};
   try {
     if (spec.workload === "legacy") {
-      return await legacySessions(url, child.pid!, spec.sessions ?? 1000, () =>
-        collectGarbage(child),
-      );
+      return await legacySessions(url, pid, spec.sessions ?? 1000, () => collectGarbage(child));
     }
     const concurrency = spec.concurrency ?? 1;
     if (spec.workload === "legacy-heap") {
@@ -298,7 +313,7 @@ async function runHttp(spec: TrialSpec): Promise<Metrics> {
     }
     const client = await httpClient(spec, url, concurrency, authHeaders);
     try {
-      return await throughput(client, child.pid!, spec.seconds ?? 3, concurrency);
+      return await throughput(client, pid, spec.seconds ?? 3, concurrency);
     } finally {
       await client.close();
     }

@@ -1,6 +1,7 @@
 /**
  * The "limit" row: what a program with no library does for the same echo work. Plain objects,
- * JSON.parse/JSON.stringify, one answer per request. Shared by the bare stdio and HTTP servers.
+ * JSON.parse/JSON.stringify, one answer per request. Shared by the bare stdio and HTTP servers
+ * and the bare Worker; no Node module.
  */
 export const MODERN = "2026-07-28";
 export const LEGACY = "2025-11-25";
@@ -55,4 +56,12 @@ function resultFor(method: string, params: Untyped): object | undefined {
     default:
       return undefined;
   }
+}
+
+/** The modern JSON echo as a plain fetch handler (Bun.serve, Deno.serve, a Worker's fetch). */
+export async function answerRequest(request: Request): Promise<Response> {
+  if (request.method !== "POST") return new Response(null, { status: 405 });
+  const reply = answer((await request.json()) as Untyped);
+  if (!reply) return new Response(null, { status: 202 });
+  return new Response(JSON.stringify(reply), { headers: { "content-type": "application/json" } });
 }

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveNative } from "../../test/helpers/native-serve.js";
-import { answer, type Untyped } from "./bare-protocol.js";
+import { answer, answerRequest } from "./bare-protocol.js";
 import { installGcHook } from "./gc-hook.js";
 
 const argv = process.argv.slice(2);
@@ -85,17 +85,7 @@ async function serveHttp(): Promise<void> {
 /** --native: the same modern JSON echo as a plain fetch handler on Bun's own server. */
 async function serveNativeHttp(): Promise<void> {
   const portIndex = argv.indexOf("--port");
-  const served = await serveNative(
-    async (request) => {
-      if (request.method !== "POST") return new Response(null, { status: 405 });
-      const reply = answer((await request.json()) as Untyped);
-      if (!reply) return new Response(null, { status: 202 });
-      return new Response(JSON.stringify(reply), {
-        headers: { "content-type": "application/json" },
-      });
-    },
-    portIndex >= 0 ? Number(argv[portIndex + 1]) : 0,
-  );
+  const served = await serveNative(answerRequest, portIndex >= 0 ? Number(argv[portIndex + 1]) : 0);
   process.stdout.write(`listening ${served.url}\n`);
   process.once("SIGTERM", () => void served.close().then(() => process.exit(0)));
 }
