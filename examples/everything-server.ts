@@ -189,8 +189,11 @@ async function startTelemetry(server: McpServer): Promise<(() => Promise<void>) 
 const args = parseArgs(process.argv.slice(2));
 const cluster =
   args.redis === undefined ? undefined : await joinCluster(args.redis, args.redisPrefix);
+// --otel: each task's background run a trace of its own, linked to the call that made it.
+const runTask = args.otel ? (await import("../src/otel/task-runs.js")).otelTaskRuns() : undefined;
 const server = await createEverythingServer({
   ...cluster?.server,
+  ...(runTask ? { tasks: { ...cluster?.server.tasks, runTask } } : {}),
   ...(args.validator ? { validator: args.validator } : {}),
 });
 const flushTelemetry = await startTelemetry(server);

@@ -34,6 +34,11 @@ export const ATTR = {
   /** A low-cardinality class of failure: the error code, `tool_error`, or one of ERROR_TYPE. */
   errorType: "error.type",
   /** `pipe` (stdio), `tcp` (HTTP, TCP sockets), `unix` (Unix sockets). */
+  /**
+   * Not in the conventions (which say nothing of tasks yet): the task a background run is for,
+   * on its span, so that the run can be found from the CreateTaskResult.
+   */
+  taskId: "mcp.task.id",
   networkTransport: "network.transport",
   /** `http` over Streamable HTTP and HTTP+SSE. */
   networkProtocolName: "network.protocol.name",

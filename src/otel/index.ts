@@ -32,3 +32,4 @@ export {
   startOtelSdk,
 } from "./sdk.js";
 export { recordClientSession } from "./session.js";
+export { otelTaskRuns } from "./task-runs.js";

@@ -47,7 +47,12 @@ export {
   type SubscriptionLimits,
 } from "./subscriptions.js";
 export { LiveTask } from "./tasks/live-task.js";
-export type { TasksOptions, TaskTimes } from "./tasks/manager.js";
+export type {
+  TaskRunInfo,
+  TaskRunner,
+  TasksOptions,
+  TaskTimes,
+} from "./tasks/manager.js";
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from "./tasks/memory-store.js";
 export {
   type TaskQuota,

@@ -215,7 +215,15 @@ export class ToolRegistry extends Registry<RegisteredTool> {
     const invoke = async (handlerContext: HandlerContext) =>
       this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
     if (entry.task && tasks)
-      return callWithTask(tasks, entry.task, args as JsonObject, context, invoke, params.task);
+      return callWithTask(
+        tasks,
+        entry.task,
+        args as JsonObject,
+        context,
+        invoke,
+        params.task,
+        name,
+      );
     if (params.task !== undefined && context.era === "legacy" && tasks && this.hasTaskTools) {
       // "SHOULD return a -32601" for a task asked of a tool that cannot be one (tasks.mdx).
       throw new JsonRpcError(ErrorCode.MethodNotFound, `Tool ${name} cannot run as a task`);

@@ -34,6 +34,8 @@ describe("OpenTelemetry MCP conventions", () => {
       toolCallResult: "gen_ai.tool.call.result",
       responseStatusCode: "rpc.response.status_code",
       errorType: "error.type",
+      // Ours, not the conventions' (they say nothing of tasks yet).
+      taskId: "mcp.task.id",
       networkTransport: "network.transport",
       networkProtocolName: "network.protocol.name",
       networkProtocolVersion: "network.protocol.version",

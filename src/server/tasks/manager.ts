@@ -52,7 +52,22 @@ export interface TasksOptions {
   pollIntervalMs?: number;
   /** The clock (epoch ms); tests pass a fake one. */
   now?: () => number;
+  /**
+   * Runs each task's background work (its tool's handler once the task exists) by calling
+   * `run`; by default, just that. mcpwire/otel's `otelTaskRuns()` makes each run a trace of
+   * its own, linked to the request that made the task.
+   */
+  runTask?: TaskRunner;
 }
+
+/** What a task's background run is. */
+export interface TaskRunInfo {
+  taskId: string;
+  /** The tool whose handler runs. */
+  tool: string | undefined;
+}
+
+export type TaskRunner = (run: () => Promise<JsonObject>, task: TaskRunInfo) => Promise<JsonObject>;
 
 export interface TaskTimes {
   ttlMs: number | null;
@@ -112,6 +127,8 @@ export class TaskManager {
   private readonly watchers = new Map<string, Set<(record: TaskRecord) => void>>();
   /** How often a waiting legacy tasks/result re-reads the store (changes made elsewhere, TTL). */
   readonly recheckMs: number;
+  /** TasksOptions.runTask. */
+  readonly runTask: TaskRunner;
 
   /** `announce` hears every committed change of a task (for notifications/tasks). */
   constructor(
@@ -136,6 +153,7 @@ export class TaskManager {
     this.relay = options.relay;
     this.runners = options.runners;
     this.recheckMs = Math.max(1, options.answerCheckMs ?? DEFAULT_ANSWER_CHECK_MS);
+    this.runTask = options.runTask ?? ((run) => run());
     this.stopRelay = this.relay?.receive((message) => this.relayed(message));
     if (this.relay) {
       const everyMs = Math.max(1, options.answerCheckMs ?? DEFAULT_ANSWER_CHECK_MS);

@@ -60,13 +60,15 @@ export async function callWithTask(
   invoke: ToolInvocation,
   /** tools/call's `task` parameter (2025-11-25 task augmentation; legacy sessions only). */
   augmentation?: unknown,
+  /** The tool's name, for TasksOptions.runTask. */
+  tool?: string,
 ): Promise<JsonObject> {
   if (
     context.era === "legacy" &&
     options.support !== "never" &&
     !declaresTasks(context.clientCapabilities)
   ) {
-    return legacyTaskCall(manager, options, context, invoke, augmentation);
+    return legacyTaskCall(manager, options, context, invoke, augmentation, tool);
   }
   if (options.support === "never" || !declaresTasks(context.clientCapabilities)) {
     return invoke(context);
@@ -84,7 +86,11 @@ export async function callWithTask(
     request: { signal: live.controller.signal },
   });
   detach(inputs, live);
-  runDetached(manager, live, invoke(taskContext));
+  runDetached(
+    manager,
+    live,
+    inBackground(manager, record, tool, () => invoke(taskContext)),
+  );
   return createTaskResult(record);
 }
 
@@ -99,6 +105,7 @@ async function legacyTaskCall(
   context: HandlerContext,
   invoke: ToolInvocation,
   augmentation: unknown,
+  tool: string | undefined,
 ): Promise<JsonObject> {
   if (augmentation === undefined) {
     if (options.support !== "required") return invoke(context);
@@ -142,7 +149,11 @@ async function legacyTaskCall(
     request: { signal: live.controller.signal },
   });
   detach(inputs, live);
-  runDetached(manager, live, invoke(taskContext));
+  runDetached(
+    manager,
+    live,
+    inBackground(manager, record, tool, () => invoke(taskContext)),
+  );
   return { task: legacyTask(record) };
 }
 
@@ -209,6 +220,20 @@ function detach(inputs: ContextInputs, live: LiveTask): void {
   // (extensions/tasks/tasks.md, Task Status Notifications).
   inputs.notify = () => Promise.resolve();
   inputs.startTask = () => Promise.resolve(true);
+}
+
+/** A task's run, through TasksOptions.runTask (a failing runner fails the task, no more). */
+function inBackground(
+  manager: TaskManager,
+  record: TaskRecord,
+  tool: string | undefined,
+  run: () => Promise<JsonObject>,
+): Promise<JsonObject> {
+  try {
+    return manager.runTask(run, { taskId: record.taskId, tool });
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 function runDetached(manager: TaskManager, live: LiveTask, running: Promise<JsonObject>): void {
