@@ -154,7 +154,8 @@ const MEMORY_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-spa
  */
 async function startGateway(count: number): Promise<{ child: ChildProcess; url: string }> {
   const echo = fileURLToPath(new URL(SERVER_SCRIPTS.mcpwire, import.meta.url));
-  const cli = fileURLToPath(new URL("../src/cli/main.js", import.meta.url));
+  // The shipped bundle, as `npx mcpwire gateway` runs it.
+  const cli = fileURLToPath(new URL("../pkg/cli/main.js", import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), "mcpwire-bench-gateway-"));
   const config = join(dir, "mcp.json");
   const servers: Record<string, { command: string; args: string[] }> = {};
