@@ -75,6 +75,14 @@ export interface LegacySnapshot {
  * carrying modern `_meta` is served statelessly; `initialize` switches the connection to legacy
  * semantics for the versions it negotiated.
  */
+/** What a notification sent on a modern connection is routed as. */
+const MODERN_SENT: RoutedRequest = Object.freeze({
+  era: "modern",
+  protocolVersion: undefined,
+  clientCapabilities: undefined,
+  meta: undefined,
+});
+
 export class ServerConnection implements SessionDispatcher {
   readonly session: Session;
   /**
@@ -115,20 +123,8 @@ export class ServerConnection implements SessionDispatcher {
   ): Promise<void> {
     const chain = this.core.middleware.chainFor(method);
     if (!chain) return send(params);
-    const legacy = this.legacy;
-    const routed: RoutedRequest = legacy
-      ? {
-          era: "legacy",
-          protocolVersion: legacy.protocolVersion,
-          clientCapabilities: legacy.clientCapabilities,
-          meta: undefined,
-        }
-      : {
-          era: "modern",
-          protocolVersion: undefined,
-          clientCapabilities: undefined,
-          meta: undefined,
-        };
+    // A legacy session's facts; a modern connection's notifications name no version of their own.
+    const routed = this.routedNotification(undefined) ?? MODERN_SENT;
     return runSentNotificationChain(chain, method, params, routed, this.session.transport, send);
   }
 
