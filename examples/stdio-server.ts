@@ -16,7 +16,7 @@
  *   prompts    greet {name} (whose argument completes)
  */
 import { setTimeout as delay } from "node:timers/promises";
-import { McpServer } from "../src/server/mcp-server.js";
+import { McpServer } from "../src/server/index.js";
 import { serveStdio } from "../src/transports/stdio/serve.js";
 
 const COLORS = ["red", "green", "blue", "cyan", "magenta", "yellow", "black", "white"];

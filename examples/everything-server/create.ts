@@ -5,7 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { skillsFromDirectory } from "../../src/extensions/skills/index.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import type { McpServerOptions } from "../../src/server/server-core.js";
 import { registerPrompts, registerResources } from "./catalog.js";
 import { registerDiagnosticTools } from "./diagnostics.js";

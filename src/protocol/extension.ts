@@ -32,8 +32,11 @@ export interface Extension<Host, HandlerContext, Context extends MiddlewareConte
   readonly methods?: Readonly<Record<string, ExtensionMethod<HandlerContext>>>;
   /** Middleware, added in order after whatever was added before install(). */
   readonly middleware?: readonly (Middleware<Context> | MethodMiddleware<Context>)[];
-  /** Called once by install(), last: register tools, resources or prompts on the host. */
-  readonly setup?: (host: Host) => void;
+  /**
+   * Called once by install(), last: register tools, resources or prompts on the host. (A method,
+   * so that an extension may name a subclass of the host, such as mcpwire/server's McpServer.)
+   */
+  setup?(host: Host): void;
 }
 
 /** The capability an extension declares for `era`, or undefined when it offers none now. */

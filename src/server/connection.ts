@@ -220,12 +220,10 @@ export class ServerConnection implements SessionDispatcher {
       .catch(ignoring("sending a list_changed notification"));
   }
 
-  /** notifications/tasks/status (2025-11-25) for a task this session made; `origin` as above. */
-  notifyTaskStatus(task: JsonObject, origin?: string): void {
+  /** A notification for this legacy session once it is initialized (LegacyPeer, for extensions). */
+  notifyInitialized(method: string, params: JsonObject, origin?: string): void {
     if (!this.legacy?.initialized) return;
-    void this.session
-      .notify("notifications/tasks/status", task, { origin })
-      .catch(ignoring("sending notifications/tasks/status"));
+    void this.session.notify(method, params, { origin }).catch(ignoring(`sending ${method}`));
   }
 
   notifyResourceUpdated(uri: string, origin?: string): void {

@@ -6,6 +6,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from "../protocol/mcp-types.js";
+import type { Era } from "../protocol/versions.js";
 import type { SchemaValidator } from "../schema/validator.js";
 import { complete } from "./completion.js";
 import type { HandlerContext } from "./context.js";
@@ -21,7 +22,6 @@ import {
   TemplateRegistry,
 } from "./resource-registry.js";
 import type { SchemaSource } from "./schema-source.js";
-import type { TaskManager } from "./tasks/manager.js";
 import {
   type ToolDefinition,
   type ToolHandler,
@@ -57,11 +57,6 @@ export class Features {
     return this.tools.add(definition, handler, options);
   }
 
-  /** Whether any registered tool may run as a task (then the extension is advertised). */
-  get hasTaskTools(): boolean {
-    return this.tools.hasTaskTools;
-  }
-
   addResource(resource: Resource, read: ReadHandler, options?: ResourceOptions): () => void {
     return this.resources.add(resource, read, options);
   }
@@ -78,9 +73,8 @@ export class Features {
     return this.prompts.add(prompt, handler, options);
   }
 
-  /** `legacyTasks`: with each task tool's 2025-11-25 execution.taskSupport. */
-  listTools(params: JsonObject, pageSize?: number, legacyTasks = false): JsonObject {
-    return this.tools.list(params, pageSize, legacyTasks);
+  listTools(params: JsonObject, pageSize: number | undefined, era: Era): JsonObject {
+    return this.tools.list(params, pageSize, era);
   }
 
   listResources(params: JsonObject, pageSize?: number): JsonObject {
@@ -95,8 +89,8 @@ export class Features {
     return this.prompts.list(params, pageSize);
   }
 
-  callTool(params: JsonObject, context: HandlerContext, tasks?: TaskManager): Promise<JsonObject> {
-    return this.tools.call(params, context, tasks);
+  callTool(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    return this.tools.call(params, context);
   }
 
   /**

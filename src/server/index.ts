@@ -18,7 +18,6 @@ export {
 export { serveStdio } from "../transports/stdio/serve.js";
 export type { Completer } from "./completion.js";
 export type { HandlerContext, InputOptions, LogFunction, RequestLogger } from "./context.js";
-export { McpServer, type ServerExtension } from "./mcp-server.js";
 export type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 export type { RequestStateOptions } from "./mrtr/request-state.js";
 export type { InputRequest } from "./mrtr/round.js";
@@ -39,6 +38,7 @@ export type {
   StandardJsonSchema,
 } from "./schema-source.js";
 export { type CachingOptions, DEFAULT_CACHE_HINTS, type McpServerOptions } from "./server-core.js";
+export type { LegacyPeer, ServerExtension } from "./server-extension.js";
 export {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -67,4 +67,32 @@ export {
 export type { ToolTaskOptions } from "./tasks/task-call.js";
 export { isTerminal, TASKS_EXTENSION, type TaskStatus } from "./tasks/wire.js";
 export type { ToolHandle, ToolUpdate } from "./tool-handle.js";
+export type { AdoptedCall, AdoptedTool, ToolCallHook, ToolInvocation } from "./tool-hooks.js";
 export type { ToolDefinition, ToolHandler, ToolOptions, ToolReturn } from "./tool-registry.js";
+
+import { McpServer as CoreServer } from "./mcp-server.js";
+import type { McpServerOptions } from "./server-core.js";
+import { TasksExtension } from "./tasks/extension.js";
+import type { TaskManager } from "./tasks/manager.js";
+
+/**
+ * An MCP server: register tools, resources and prompts once, then connect it to any number of
+ * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
+ * off, legacy `initialize` sessions, with the same handlers. The tasks extension comes
+ * installed: it offers nothing until a tool is registered with `task`.
+ */
+export class McpServer extends CoreServer {
+  /** @internal The installed tasks extension (the gateway runs relayed tasks through it). */
+  readonly tasksExtension: TasksExtension;
+
+  constructor(options: McpServerOptions) {
+    super(options);
+    this.tasksExtension = new TasksExtension(options.tasks);
+    this.install(this.tasksExtension);
+  }
+
+  /** The tasks extension's state: undefined until a task is first needed. */
+  get tasks(): TaskManager | undefined {
+    return this.tasksExtension.manager;
+  }
+}

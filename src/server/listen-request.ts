@@ -1,11 +1,10 @@
-import { InvalidParamsError, MissingRequiredClientCapabilityError } from "../jsonrpc/errors.js";
+import { InvalidParamsError } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import type { ClientCapabilities } from "../protocol/mcp-types.js";
 import type { IncomingRequestContext } from "../protocol/session.js";
+import { principalKey } from "./principal-key.js";
 import type { ServerCore } from "./server-core.js";
 import { parseFilter, serveListen } from "./subscriptions.js";
-import { taskOwner } from "./tasks/owner.js";
-import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./tasks/wire.js";
 
 /** SubscriptionLimits' defaults. */
 export const DEFAULT_MAX_URIS_PER_STREAM = 1_000;
@@ -30,15 +29,11 @@ export async function serveListenRequest(
   );
   const served = core.capabilities("modern");
   const principal = context.transport.principal;
-  let owner: string | undefined;
-  if (requested.taskIds && served.extensions?.[TASKS_EXTENSION] !== undefined) {
-    // "MUST return" -32021 when task status is asked for without declaring the extension
-    // (extensions/tasks/tasks.md, Task Status Notifications).
-    if (!declaresTasks(clientCapabilities as ClientCapabilities)) {
-      throw new MissingRequiredClientCapabilityError(tasksRequirement());
-    }
-    owner = taskOwner(principal);
-  }
+  // Task ids are honoured for an extension that offers task status (the tasks extension),
+  // which may refuse the stream; it says whose tasks the stream hears.
+  const owner = requested.taskIds
+    ? core.listenOwner?.(clientCapabilities as ClientCapabilities, principal)
+    : undefined;
   const uris = served.resources?.subscribe ? (requested.resourceSubscriptions?.length ?? 0) : 0;
   const release =
     uris > 0
@@ -75,7 +70,7 @@ export class ListenUriCounter {
 
   /** Counts `uris` for `principal`'s new stream (-32602 past `limit`); returns its release. */
   hold(principal: unknown, uris: number, limit: number): () => void {
-    const key = principal === undefined || principal === null ? "" : taskOwner(principal);
+    const key = principalKey(principal);
     const before = this.held.get(key) ?? 0;
     if (before + uris > limit) {
       throw new InvalidParamsError(

@@ -4,7 +4,6 @@ import { writeStderr } from "../platform/stderr.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import {
   checkExtension,
-  type Extension,
   type ExtensionMethod,
   extensionCapability,
 } from "../protocol/extension.js";
@@ -42,28 +41,17 @@ import {
   type LegacySessionView,
   type McpServerOptions,
 } from "./server-core.js";
+import type { LegacyPeer, ServerExtension } from "./server-extension.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,
   type SubscriptionEventSource,
 } from "./subscriptions.js";
-import { LegacyTasks } from "./tasks/legacy-tasks.js";
-import {
-  LEGACY_TASK_METHODS,
-  legacyTaskFromNotification,
-  legacyTasksCapability,
-} from "./tasks/legacy-wire.js";
-import { TaskManager } from "./tasks/manager.js";
-import { legacySessionKey } from "./tasks/owner.js";
-import { taskNotification } from "./tasks/task-view.js";
-import { declaresTasks, TASKS_EXTENSION } from "./tasks/wire.js";
 import { type ToolHandle, toolHandle } from "./tool-handle.js";
+import type { ToolCallHook } from "./tool-hooks.js";
 import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-registry.js";
 
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
-
-/** An extension as a server installs it (see Extension and McpServer.install). */
-export type ServerExtension = Extension<McpServer, HandlerContext, ServerMiddlewareContext>;
 
 /**
  * An MCP server: register tools, resources and prompts once, then connect it to any number of
@@ -106,11 +94,8 @@ export class McpServer {
   private readonly extensions = new Map<string, ServerExtension>();
   private readonly extensionMethods = new Map<
     string,
-    { id: string; handler: ExtensionMethod<HandlerContext> }
+    { extension: ServerExtension; handler: ExtensionMethod<HandlerContext> }
   >();
-  /** Made with the first task tool: servers without one never load a store. */
-  private taskManager: TaskManager | undefined;
-  private legacyTasks: LegacyTasks | undefined;
   /** What peers cause over and over is logged once per window, then counted (see LogThrottle). */
   private readonly peerFaults: LogThrottle<Error>;
 
@@ -168,7 +153,7 @@ export class McpServer {
   /**
    * Installs an extension: its capability (`capabilities.extensions[id]`, both eras), its
    * methods (answered in both eras, behind the middleware), its middleware (after what was
-   * added before), then its setup step. One extension per id.
+   * added before), its part in tool calls, then its setup step. One extension per id.
    */
   install(extension: ServerExtension): this {
     checkExtension(extension, this.extensions);
@@ -176,17 +161,20 @@ export class McpServer {
     for (const [method] of methods) {
       const owner = this.extensionMethods.get(method);
       if (owner) {
-        throw new Error(`extension ${extension.id}: ${method} is already answered by ${owner.id}`);
+        throw new Error(
+          `extension ${extension.id}: ${method} is already answered by ${owner.extension.id}`,
+        );
       }
     }
     this.extensions.set(extension.id, extension);
     for (const [method, handler] of methods) {
-      this.extensionMethods.set(method, { id: extension.id, handler });
+      this.extensionMethods.set(method, { extension, handler });
     }
     for (const entry of extension.middleware ?? []) {
       if (typeof entry === "function") this.use(entry);
       else this.use(entry.method, entry.middleware);
     }
+    if (extension.tools) this.features.tools.addHook(extension.tools);
     this.offered = {};
     extension.setup?.(this);
     return this;
@@ -209,39 +197,7 @@ export class McpServer {
     definition: ToolDefinition,
     handler: ToolHandler,
     options: ToolOptions | undefined,
-  ): (() => void) => {
-    const remove = this.features.addTool(definition, handler, options);
-    if (options?.task && options.task.support !== "never") this.ensureTaskManager();
-    return remove;
-  };
-
-  /**
-   * The task manager, made on first need: by the first tool that can become a task, or by a
-   * subclass that runs tasks of its own (the gateway, bridging the two forms of tasks).
-   */
-  protected ensureTaskManager(): TaskManager {
-    this.taskManager ??= new TaskManager(this.options.tasks ?? {}, this.reportError, (record) =>
-      this.subscriptionEvents.publish({
-        type: "taskStatus",
-        owner: record.owner,
-        task: taskNotification(record),
-        ...(record.legacySession !== undefined ? { legacySession: record.legacySession } : {}),
-      }),
-    );
-    return this.taskManager;
-  }
-
-  /** The tasks extension's state: undefined until a tool that can run as a task is registered. */
-  get tasks(): TaskManager | undefined {
-    return this.taskManager;
-  }
-
-  /** The 2025-11-25 form of the same tasks, made with the first legacy tasks/* request. */
-  private get legacyTaskMethods(): LegacyTasks | undefined {
-    if (!this.taskManager) return undefined;
-    this.legacyTasks ??= new LegacyTasks(this.taskManager, this.options.pageSize);
-    return this.legacyTasks;
-  }
+  ): (() => void) => this.features.addTool(definition, handler, options);
 
   /**
    * The -32021 a tools/call must get before anything runs or streams, when the client lacks a
@@ -309,7 +265,7 @@ export class McpServer {
    */
   async close(): Promise<void> {
     await Promise.all([...this.connections].map((connection) => connection.session.shutdown()));
-    await this.taskManager?.close();
+    for (const extension of this.extensions.values()) await extension.close?.();
     this.peerFaults.flush();
   }
 
@@ -338,15 +294,9 @@ export class McpServer {
     // one that can MUST declare `logging` (2026-07-28 server/utilities/logging.mdx,
     // Capabilities), modern too: there the level is per request (_meta), legacy has setLevel.
     capabilities.logging = {};
-    // Only a server with a tool that can become a task has the extension to offer.
-    if (this.taskManager && features.hasTaskTools) {
-      capabilities.extensions = { [TASKS_EXTENSION]: {} };
-      // The same tools as 2025-11-25 task-augmented calls (basic/utilities/tasks.mdx).
-      if (era === "legacy") {
-        capabilities.tasks = legacyTasksCapability(this.taskManager.store.listIds !== undefined);
-      }
-    }
     for (const extension of this.extensions.values()) {
+      const fields = extension.capabilities?.(era);
+      if (fields !== undefined) Object.assign(capabilities, fields);
       const offered = extensionCapability(extension, era);
       if (offered === undefined) continue;
       capabilities.extensions = Object.assign({}, capabilities.extensions, {
@@ -381,29 +331,11 @@ export class McpServer {
         return result;
       }
       case "tools/list":
-        if (capabilities.tools) {
-          return features.listTools(params, pageSize, capabilities.tasks !== undefined);
-        }
+        if (capabilities.tools) return features.listTools(params, pageSize, context.era);
         break;
       case "tools/call":
-        if (capabilities.tools) return features.callTool(params, context, this.taskManager);
+        if (capabilities.tools) return features.callTool(params, context);
         break;
-      case "tasks/get":
-      case "tasks/update":
-      case "tasks/cancel":
-      case "tasks/result":
-      case "tasks/list": {
-        const legacy = context.era === "legacy" && LEGACY_TASK_METHODS.has(method);
-        if (legacy && capabilities.tasks && !declaresTasks(context.clientCapabilities)) {
-          return this.legacyTaskMethods!.handle(method, params, context);
-        }
-        if (method === "tasks/result" || method === "tasks/list") break;
-        const extensions = capabilities.extensions as JsonObject | undefined;
-        if (this.taskManager && extensions?.[TASKS_EXTENSION] !== undefined) {
-          return this.taskManager.handle(method, params, context);
-        }
-        break;
-      }
       case "resources/list":
         if (capabilities.resources) return features.listResources(params, pageSize);
         break;
@@ -428,10 +360,28 @@ export class McpServer {
         break;
     }
     const own = this.extensionMethods.get(method);
-    const extensions = capabilities.extensions as JsonObject | undefined;
-    // An extension's methods exist while its capability is offered.
-    if (own && extensions?.[own.id] !== undefined) return own.handler(params, context);
+    // An extension's methods exist while it is offered.
+    if (own && this.offers(own.extension, capabilities, context.era)) {
+      return own.handler(params, context);
+    }
     throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+
+  /** Whether `capabilities` (for `era`) offer `extension` (see ServerExtension.isOffered). */
+  private offers(extension: ServerExtension, capabilities: ServerCapabilities, era: Era): boolean {
+    if (extension.isOffered) return extension.isOffered(capabilities, era);
+    return (capabilities.extensions as JsonObject | undefined)?.[extension.id] !== undefined;
+  }
+
+  /** @internal ServerCore.listenOwner: from the first offered extension that hears task ids. */
+  listenOwner(clientCapabilities: ClientCapabilities, principal: unknown): string | undefined {
+    const capabilities = this.offeredFor("modern");
+    for (const extension of this.extensions.values()) {
+      if (extension.listenOwner && this.offers(extension, capabilities, "modern")) {
+        return extension.listenOwner(clientCapabilities, principal);
+      }
+    }
+    return undefined;
   }
 
   /** @internal for transports and connections. */
@@ -479,18 +429,8 @@ export class McpServer {
   }
 
   private deliverToLegacy(event: SubscriptionEvent): void {
-    // Extension task status travels on listen streams; a legacy session hears the status of
-    // the tasks it made. Every instance of a cluster holding a copy of that session decides
-    // alike, and the event's id keeps it to one message on the session's stream.
-    if (event.type === "taskStatus") {
-      const made = event.legacySession;
-      if (made === undefined) return;
-      for (const connection of this.connections) {
-        if (connection.era === "legacy" && legacySessionKey(connection) === made) {
-          connection.notifyTaskStatus(legacyTaskFromNotification(event.task), event.id);
-        }
-      }
-      return;
+    for (const extension of this.extensions.values()) {
+      if (extension.deliverToLegacy?.(event, this.legacyPeers())) return;
     }
     if (event.type === "resourceUpdated") {
       for (const connection of this.connections) {
@@ -498,8 +438,13 @@ export class McpServer {
       }
       return;
     }
+    if (event.type !== "listChanged") return; // an extension's own, which none delivered
     for (const connection of this.connections) connection.notifyListChanged(event.kind, event.id);
     for (const listener of this.changeListeners) listener(event.kind);
+  }
+
+  private *legacyPeers(): Generator<LegacyPeer> {
+    for (const connection of this.connections) if (connection.era === "legacy") yield connection;
   }
 
   /**
@@ -509,6 +454,11 @@ export class McpServer {
    */
   targetScopes(method: string, params: JsonObject | undefined): readonly string[] | undefined {
     return this.features.targetScopes(method, params);
+  }
+
+  /** @internal Whether a registered tool takes part in the extension that brought `hook`. */
+  hasToolsAdoptedBy(hook: ToolCallHook): boolean {
+    return this.features.tools.adoptedBy(hook);
   }
 
   /** @internal A registered tool's definition (its inputSchema as JSON Schema), e.g. for HTTP header checks. */

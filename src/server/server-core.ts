@@ -14,7 +14,6 @@ import type { HandlerContext } from "./context.js";
 import type { ServerMiddlewareContext } from "./middleware-chain.js";
 import type { RequestStateCodec, RequestStateOptions } from "./mrtr/request-state.js";
 import type { SubscriptionEventSource, SubscriptionLimits } from "./subscriptions.js";
-import type { TasksOptions } from "./tasks/manager.js";
 
 /** Caching hints per cacheable method (2026-07-28 server/utilities/caching.mdx). */
 export interface CachingOptions {
@@ -60,11 +59,6 @@ export interface McpServerOptions {
   /** Caps on what clients may subscribe to (see SubscriptionLimits). */
   subscriptions?: SubscriptionLimits;
   /**
-   * The tasks extension (io.modelcontextprotocol/tasks), used by tools registered with
-   * `task`: the task store and default ttlMs / pollIntervalMs.
-   */
-  tasks?: TasksOptions;
-  /**
    * The JSON Schema engine for tool arguments and structuredContent: ajvValidator() (code
    * generation, the default on Node, Bun and Deno) or cfworkerValidator() (no code generation,
    * the default under the workerd, worker and browser export conditions), or your own.
@@ -99,6 +93,11 @@ export interface ServerCore {
   /** Adds resultType, caching hints and serverInfo to a modern result. */
   decorateModern(method: string, result: JsonObject): JsonObject;
   reportError(error: Error): void;
+  /**
+   * A subscriptions/listen stream asks for `taskIds`: the owner key whose task status it hears,
+   * from the extension that offers it (may throw to refuse the stream); undefined when none does.
+   */
+  listenOwner?(clientCapabilities: ClientCapabilities, principal: unknown): string | undefined;
   /**
    * The connection's session closed (called once, before `session.closed` resolves). It is the
    * ServerConnection that this core made; typed as an object so the core's contract does not

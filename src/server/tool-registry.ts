@@ -1,13 +1,8 @@
-import {
-  ErrorCode,
-  InternalError,
-  InvalidParamsError,
-  isPlainObject,
-  JsonRpcError,
-} from "../jsonrpc/errors.js";
+import { InternalError, InvalidParamsError, isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
 import { scanHeaderAnnotations, X_MCP_HEADER } from "../protocol/header-annotations.js";
 import type { CallToolResult, Tool } from "../protocol/mcp-types.js";
+import type { Era } from "../protocol/versions.js";
 import {
   CompiledSchemas,
   type CompiledValidator,
@@ -31,10 +26,7 @@ import {
   toJsonSchema,
 } from "./schema-source.js";
 import { checkScopes } from "./scopes.js";
-import type { TaskManager } from "./tasks/manager.js";
-import { checkTaskTimes } from "./tasks/manager.js";
-import { callWithTask, type ToolTaskOptions } from "./tasks/task-call.js";
-import { tasksRequirement } from "./tasks/wire.js";
+import type { AdoptedTool, ToolCallHook, ToolInvocation } from "./tool-hooks.js";
 
 /**
  * A tool's handler. With schema-library schemas, `args` is the inputSchema's output type
@@ -77,28 +69,33 @@ export interface ToolOptions {
    * token without them gets HTTP 403 insufficient_scope naming them, before the handler runs.
    */
   scopes?: readonly string[];
-  /**
-   * Whether calls may run as tasks (the io.modelcontextprotocol/tasks extension): `never` by
-   * default. With `required`, a client that did not declare the extension gets -32021.
-   */
-  task?: ToolTaskOptions;
+  // Extensions add options of their own here (module augmentation): the tasks extension's
+  // `task` is declared in tasks/tool-task.ts.
 }
 
 interface RegisteredTool {
   tool: Tool;
   handler: ToolHandler;
-  /** options.requiredClientCapabilities, when any (with the extension for `required` tasks). */
+  options: ToolOptions;
+  /** What a modern caller must have declared: the tool's own needs and its extensions'. */
   requires: JsonObject | undefined;
-  /** options.requiredClientCapabilities alone (what a legacy task call must have declared). */
+  /** options.requiredClientCapabilities alone (what a legacy caller must have declared). */
   ownRequires: JsonObject | undefined;
   /** options.scopes, when any. */
   scopes: readonly string[] | undefined;
-  /** options.task, when the tool can run as a task. */
-  task: ToolTaskOptions | undefined;
+  /** The extensions taking part in its calls (see ToolCallHook), usually none. */
+  adopted: Adoption[];
   /** The schema library's own validators, for schema-library schemas (else ajv checks). */
   parseInput: StandardParser | undefined;
   parseOutput: StandardParser | undefined;
 }
+
+interface Adoption {
+  hook: ToolCallHook;
+  role: AdoptedTool;
+}
+
+const NOTHING_ADOPTED: Adoption[] = [];
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -108,10 +105,28 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  */
 export class ToolRegistry extends Registry<RegisteredTool> {
   private readonly validator: CompiledSchemas;
+  private readonly hooks: ToolCallHook[] = [];
 
   constructor(onChange: () => void, engine?: SchemaValidator) {
     super(onChange);
     this.validator = new CompiledSchemas(() => engine ?? defaultValidator());
+  }
+
+  /** An extension's part in tool calls: offered every tool registered so far and from now on. */
+  addHook(hook: ToolCallHook): void {
+    for (const entry of this.values()) {
+      const role = hook.adopt(entry.tool.name, entry.options);
+      if (role) this.adoptInto(entry, { hook, role });
+    }
+    this.hooks.push(hook);
+  }
+
+  /** Whether any registered tool takes part in `hook`'s extension. */
+  adoptedBy(hook: ToolCallHook): boolean {
+    for (const entry of this.values()) {
+      if (entry.adopted.some((adoption) => adoption.hook === hook)) return true;
+    }
+    return false;
   }
 
   add<I extends SchemaSource, O extends SchemaSource>(
@@ -141,61 +156,50 @@ export class ToolRegistry extends Registry<RegisteredTool> {
     checkHeaderAnnotations(tool);
     const ownRequires = options.requiredClientCapabilities as JsonObject | undefined;
     if (ownRequires !== undefined) checkRequiredCapabilities(ownRequires, `tool ${tool.name}`);
-    let requires = ownRequires;
-    const scopes = checkScopes(options.scopes, `tool ${tool.name}`);
-    const task = checkToolTask(options.task, tool.name);
-    if (task?.support === "required") requires = mergeRequirement(requires, tasksRequirement());
-    return this.set(tool.name, {
+    const entry: RegisteredTool = {
       tool,
+      options,
       // The parsers below make the handler's typed view true at run time.
       handler: handler as unknown as ToolHandler,
-      requires,
+      requires: ownRequires,
       ownRequires,
-      scopes,
-      task,
+      scopes: checkScopes(options.scopes, `tool ${tool.name}`),
+      adopted: NOTHING_ADOPTED,
       parseInput: standardParser(inputSchema, "arguments"),
       parseOutput: standardParser(outputSchema, "structuredContent"),
-    });
+    };
+    for (const hook of this.hooks) {
+      const role = hook.adopt(tool.name, options);
+      if (role) this.adoptInto(entry, { hook, role });
+    }
+    return this.set(tool.name, entry);
   }
 
-  /** Whether any registered tool may run as a task (then the extension is advertised). */
-  get hasTaskTools(): boolean {
-    for (const entry of this.values()) if (entry.task) return true;
-    return false;
+  private adoptInto(entry: RegisteredTool, adoption: Adoption): void {
+    entry.adopted = [...entry.adopted, adoption];
+    const extra = adoption.role.requires;
+    if (extra !== undefined) entry.requires = mergeRequirement(entry.requires, extra);
   }
 
-  /** `legacyTasks`: with each task tool's 2025-11-25 execution.taskSupport. */
-  list(params: JsonObject, pageSize?: number, legacyTasks = false): JsonObject {
+  list(params: JsonObject, pageSize: number | undefined, era: Era): JsonObject {
     const { page, nextCursor } = paginate(
-      [...this.values()].map((entry) =>
-        legacyTasks && entry.task
-          ? {
-              ...entry.tool,
-              execution: {
-                ...((entry.tool as unknown as JsonObject).execution as JsonObject | undefined),
-                taskSupport: entry.task.support,
-              },
-            }
-          : entry.tool,
-      ),
+      [...this.values()].map((entry) => {
+        let tool = entry.tool;
+        for (const { role } of entry.adopted) if (role.listed) tool = role.listed(tool, era);
+        return tool;
+      }),
       params.cursor,
       pageSize,
     );
     return withCursor({ tools: page }, nextCursor);
   }
 
-  async call(
-    params: JsonObject,
-    context: HandlerContext,
-    tasks?: TaskManager,
-  ): Promise<JsonObject> {
+  async call(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
     const entry = this.get(name);
     if (!entry) throw new InvalidParamsError(`Unknown tool: ${name}`, { name });
-    // A legacy session asks for a task with params.task, not by declaring the extension.
-    const legacyTask = entry.task !== undefined && context.era === "legacy";
-    const requires = legacyTask ? entry.ownRequires : entry.requires;
+    const requires = context.era === "legacy" ? entry.ownRequires : entry.requires;
     const lacking = requirementError(requires, context.clientCapabilities);
     if (lacking) throw lacking;
     let args: unknown = params.arguments ?? {};
@@ -212,23 +216,22 @@ export class ToolRegistry extends Registry<RegisteredTool> {
       const check = this.compiled(name, entry.tool.inputSchema)(args);
       if (!check.ok) return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
     }
-    const invoke = async (handlerContext: HandlerContext) =>
+    const invoke: ToolInvocation = async (handlerContext) =>
       this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
-    if (entry.task && tasks)
-      return callWithTask(
-        tasks,
-        entry.task,
-        args as JsonObject,
-        context,
-        invoke,
-        params.task,
-        name,
-      );
-    if (params.task !== undefined && context.era === "legacy" && tasks && this.hasTaskTools) {
-      // "SHOULD return a -32601" for a task asked of a tool that cannot be one (tasks.mdx).
-      throw new JsonRpcError(ErrorCode.MethodNotFound, `Tool ${name} cannot run as a task`);
+    const { adopted } = entry;
+    if (adopted.length === 0) {
+      for (const hook of this.hooks) hook.refuse?.(name, params, context);
+      return invoke(context);
     }
-    return invoke(context);
+    // The first extension to adopt the tool runs outermost.
+    let run = invoke;
+    for (let i = adopted.length - 1; i >= 0; i--) {
+      const { role } = adopted[i]!;
+      const next = run;
+      run = (callContext) =>
+        role.call({ name, args: args as JsonObject, params, context: callContext, invoke: next });
+    }
+    return run(context);
   }
 
   /** The handler's answer as a CallToolResult, checked against the tool's outputSchema. */
@@ -298,22 +301,6 @@ function checkHeaderAnnotations(tool: Tool): void {
       `Tool ${tool.name} has an invalid ${X_MCP_HEADER} annotation (HTTP clients would drop the tool): property ${invalid}`,
     );
   }
-}
-
-/** Refuses task options that make no sense; undefined when the tool never runs as a task. */
-function checkToolTask(
-  task: ToolTaskOptions | undefined,
-  name: string,
-): ToolTaskOptions | undefined {
-  if (task === undefined || task.support === "never") return undefined;
-  if (task.support !== "optional" && task.support !== "required") {
-    throw new Error(`tool ${name}: task.support must be "never", "optional" or "required"`);
-  }
-  if (task.start !== undefined && task.start !== "call" && task.start !== "handler") {
-    throw new Error(`tool ${name}: task.start must be "call" or "handler"`);
-  }
-  checkTaskTimes(task, `tool ${name}: task`);
-  return task;
 }
 
 /** `extra` added to a tool's declared requirements, one level deep. */

@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { protectResource } from "../../src/auth/index.js";
 import { McpClient } from "../../src/client/mcp-client.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { OUR_EVERYTHING, type RunningGateway, startGateway } from "../cli/gateway-run.js";

@@ -4,7 +4,7 @@ import {
   type ProtectResourceOptions,
   protectResource,
 } from "../../src/auth/index.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import type { HttpHandlerOptions } from "../../src/transports/http/server.js";
 import { post, request } from "../transports/http/http-helpers.js";

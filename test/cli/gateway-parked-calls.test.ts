@@ -12,7 +12,7 @@ import { afterEach, describe, it } from "node:test";
 import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { json, meta, post, type Wire } from "../transports/http/http-helpers.js";

@@ -12,7 +12,7 @@ import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { createMemoryPair } from "../../src/transports/memory.js";

@@ -9,7 +9,7 @@ import { McpClient } from "../../src/client/mcp-client.js";
 import { TaskCancelledError } from "../../src/client/tasks.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 

@@ -10,7 +10,7 @@ import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
 import { SchemaError } from "../../src/schema/validator.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { until } from "../helpers/poll.js";
 import {

@@ -11,7 +11,7 @@ import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { SendOptions, Transport, TransportReceiver } from "../../src/protocol/transport.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { listenSocket } from "../../src/transports/socket/index.js";

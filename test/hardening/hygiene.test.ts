@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
 import type { Transport } from "../../src/protocol/transport.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import {
   connectSocket,

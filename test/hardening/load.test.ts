@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/mcp-client.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { json, post, request } from "../transports/http/http-helpers.js";

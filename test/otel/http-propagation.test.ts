@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport as SdkV1Http } from "@modelcontextprotoco
 import { SpanKind } from "@opentelemetry/api";
 import { McpClient } from "../../src/client/mcp-client.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { installTestTelemetry } from "../helpers/otel-sdk.js";

@@ -17,7 +17,7 @@ import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
 import { recordClientSession } from "../../src/otel/session.js";
 import type { Transport } from "../../src/protocol/transport.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import {

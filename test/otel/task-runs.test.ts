@@ -12,7 +12,7 @@ import { McpClient } from "../../src/client/mcp-client.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelServerMiddleware } from "../../src/otel/middleware.js";
 import { otelTaskRuns } from "../../src/otel/task-runs.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { installTestTelemetry } from "../helpers/otel-sdk.js";
 

@@ -10,7 +10,7 @@ import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { readImplementation } from "../../src/protocol/implementation.js";
 import { META } from "../../src/protocol/meta.js";
 import type { Transport } from "../../src/protocol/transport.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 
 describe("readImplementation", () => {

@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { until } from "../helpers/poll.js";
 

@@ -10,7 +10,7 @@ import {
   RedisTaskStore,
   redisRequestStateKeys,
 } from "../../src/redis/index.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { RequestStateCodec } from "../../src/server/mrtr/request-state.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RedisTaskRelay, RedisTaskRunners, RedisTaskStore } from "../../src/redis/index.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 import { addGoAheadTool, askedOnAnsweredElsewhere, modernClient } from "../server/tasks-helpers.js";
 

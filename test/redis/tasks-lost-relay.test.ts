@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { RedisTaskRelay, RedisTaskStore } from "../../src/redis/index.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import type { TaskRelay } from "../../src/server/tasks/store.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 import { addGoAheadTool, askedOnAnsweredElsewhere } from "../server/tasks-helpers.js";

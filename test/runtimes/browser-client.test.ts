@@ -13,7 +13,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { BROWSER_CONDITIONS, bundleForWeb, nodeOnlyTraces, REPO } from "../helpers/web-bundle.js";
 

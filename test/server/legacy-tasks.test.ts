@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import type { TasksOptions } from "../../src/server/tasks/manager.js";
 import { assertLegacyShape } from "../helpers/legacy-schema.js";
 import { legacyTaskClient } from "./legacy-tasks-helpers.js";

@@ -6,7 +6,7 @@ import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
 import { LEGACY_VERSIONS } from "../../src/protocol/versions.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 
 const MODERN = "2026-07-28";

@@ -8,8 +8,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
+import { McpServer } from "../../src/server/index.js";
 import { ListenUriCounter } from "../../src/server/listen-request.js";
-import { McpServer } from "../../src/server/mcp-server.js";
 import { InMemoryEventSource } from "../../src/server/subscriptions.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { legacyClient } from "./tasks-helpers.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { modernClient, pollUntil } from "./tasks-helpers.js";
 
 const NAME_FORM = {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
 import { legacyClient, modernClient, pollUntil, WITH_TASKS } from "./tasks-helpers.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
-import type { McpServer } from "../../src/server/mcp-server.js";
+import type { McpServer } from "../../src/server/index.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { modernClient, pollUntil } from "./tasks-helpers.js";
 
 const FORM = (message: string) => ({

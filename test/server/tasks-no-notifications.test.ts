@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { META } from "../../src/protocol/meta.js";
 import type { HandlerContext } from "../../src/server/context.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { MODERN, modernClient, pollUntil, WITH_TASKS } from "./tasks-helpers.js";
 

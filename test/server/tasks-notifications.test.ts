@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { mcpHeaders, post, SseMessages, type Wire } from "../transports/http/http-helpers.js";
 import { MODERN, WITH_TASKS } from "./tasks-helpers.js";

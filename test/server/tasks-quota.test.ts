@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { InMemoryTaskStore } from "../../src/server/tasks/memory-store.js";
 import {
   TaskQuotaError,
@@ -181,13 +181,10 @@ describe("tasks: the quota of unauthenticated legacy sessions", () => {
     }
   });
 
-  it("refuses a bad maxTasksPerOwner when the first task tool is registered", () => {
-    const server = new McpServer({
-      serverInfo: { name: "x", version: "1" },
-      tasks: { maxTasksPerOwner: 0 },
-    });
+  it("refuses a bad maxTasksPerOwner when the server is made", () => {
     assert.throws(
-      () => server.tool({ name: "t" }, () => "", { task: { support: "optional" } }),
+      () =>
+        new McpServer({ serverInfo: { name: "x", version: "1" }, tasks: { maxTasksPerOwner: 0 } }),
       /maxTasksPerOwner must be a positive integer/,
     );
   });

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
 import { LATEST_MODERN_VERSION } from "../../src/protocol/versions.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import {
   connectSocket,
   listenSocket,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { buildSpecRulesServer } from "../fixtures/spec-rules-server.js";
 import { MODERN_META, RawStdioServer, type Wire } from "../hardening/raw-stdio.js";

@@ -3,7 +3,7 @@ import { after, describe, it } from "node:test";
 import { z } from "zod";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { Session } from "../../src/protocol/session.js";
-import { McpServer } from "../../src/server/mcp-server.js";
+import { McpServer } from "../../src/server/index.js";
 import { tcpConnector } from "../helpers/connectors.js";
 
 const MODERN_META: JsonObject = {

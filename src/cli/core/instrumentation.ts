@@ -7,7 +7,7 @@
 import type { McpClient } from "../../client/mcp-client.js";
 import type { ClientMiddleware } from "../../client/middleware-chain.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServer } from "../../server/index.js";
 import type { ServerMiddleware } from "../../server/middleware-chain.js";
 
 let clientMiddleware: ClientMiddleware | undefined;

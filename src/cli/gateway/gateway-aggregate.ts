@@ -16,7 +16,7 @@ import type { JsonObject } from "../../jsonrpc/types.js";
 import type { ServerCapabilities, Tool } from "../../protocol/mcp-types.js";
 import type { Era } from "../../protocol/versions.js";
 import type { HandlerContext } from "../../server/context.js";
-import { McpServer } from "../../server/mcp-server.js";
+import { McpServer } from "../../server/index.js";
 import type { McpServerOptions } from "../../server/server-core.js";
 import {
   InMemoryEventSource,

@@ -31,7 +31,7 @@ import type { ClientCapabilities, ServerCapabilities, Tool } from "../../protoco
 import { META } from "../../protocol/meta.js";
 import type { Era } from "../../protocol/versions.js";
 import type { ClientRequestMethod, HandlerContext } from "../../server/context.js";
-import { McpServer } from "../../server/mcp-server.js";
+import { McpServer } from "../../server/index.js";
 import { InputRequiredSignal } from "../../server/mrtr/round.js";
 import type { McpServerOptions } from "../../server/server-core.js";
 import { LEGACY_TASK_METHODS, legacyTasksCapability } from "../../server/tasks/legacy-wire.js";
@@ -283,7 +283,7 @@ export class GatewayServer extends McpServer {
     if (method === "server/discover") return super.handle(method, params, context);
     if (TASK_METHODS.has(method) || LEGACY_TASK_METHODS.has(method)) {
       if (await isGatewayTask(method, params, context, this.tasks?.store)) {
-        this.ensureTaskManager();
+        this.tasksExtension.ensureManager();
         return super.handle(method, params, context);
       }
       // tasks/result and tasks/list are 2025-11-25's alone: the extension has neither.
@@ -314,7 +314,7 @@ export class GatewayServer extends McpServer {
         const run = (taskContext: HandlerContext) =>
           this.callOnChild(method, call, binding, taskContext, _meta, true);
         const result = await callWithTask(
-          this.ensureTaskManager(),
+          this.tasksExtension.ensureManager(),
           { support },
           call,
           context,

@@ -9,7 +9,7 @@ import type { JsonObject } from "../../jsonrpc/types.js";
 import type { ExtensionMethod } from "../../protocol/extension.js";
 import type { CacheHint } from "../../protocol/mcp-types.js";
 import type { HandlerContext } from "../../server/context.js";
-import type { McpServer, ServerExtension } from "../../server/mcp-server.js";
+import type { McpServer, ServerExtension } from "../../server/index.js";
 import type { SkillCatalog } from "./catalog.js";
 import { getSkill, listSkills, readDirectory, readSkillFile } from "./server-methods.js";
 import {

@@ -83,6 +83,15 @@ const MAX_CAS_ATTEMPTS = 32;
 const EMPTY_ACK: JsonObject = { resultType: "complete" };
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Refuses TasksOptions that make no sense (the tasks extension checks them when made). */
+export function checkTasksOptions(options: TasksOptions): void {
+  checkTaskTimes(options, "tasks");
+  const perOwner = options.maxTasksPerOwner ?? DEFAULT_MAX_TASKS_PER_OWNER;
+  if (!(Number.isInteger(perOwner) && perOwner > 0)) {
+    throw new Error("tasks: maxTasksPerOwner must be a positive integer");
+  }
+}
+
 /** Checks a ttlMs / pollIntervalMs given at registration or in options. */
 export function checkTaskTimes(
   times: { ttlMs?: unknown; pollIntervalMs?: unknown },
@@ -136,12 +145,8 @@ export class TaskManager {
     reportError: (error: Error) => void,
     announce: (record: TaskRecord) => void = () => {},
   ) {
-    checkTaskTimes(options, "tasks");
-    const perOwner = options.maxTasksPerOwner ?? DEFAULT_MAX_TASKS_PER_OWNER;
-    if (!(Number.isInteger(perOwner) && perOwner > 0)) {
-      throw new Error("tasks: maxTasksPerOwner must be a positive integer");
-    }
-    this.maxTasksPerOwner = perOwner;
+    checkTasksOptions(options);
+    this.maxTasksPerOwner = options.maxTasksPerOwner ?? DEFAULT_MAX_TASKS_PER_OWNER;
     this.now = options.now ?? Date.now;
     this.store = options.store ?? new InMemoryTaskStore({ now: this.now });
     this.defaults = {

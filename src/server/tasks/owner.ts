@@ -1,21 +1,7 @@
-import { base64url } from "../../platform/bytes.js";
-import { sha256 } from "../../platform/digest.js";
+import { principalKey } from "../principal-key.js";
 
-/**
- * The owner key a task is bound to: a hash of whoever the transport authenticated, "" for no
- * one. Hashed so a shared store never holds tokens or claims, and so equal principals (the
- * same claims in a new object) map to the same key.
- */
-export function taskOwner(principal: unknown): string {
-  if (principal === undefined || principal === null) return "";
-  let text: string;
-  try {
-    text = typeof principal === "string" ? principal : JSON.stringify(principal);
-  } catch {
-    text = String(principal);
-  }
-  return base64url(sha256(text));
-}
+/** The owner key a task is bound to: its creator's principalKey ("" for no one). */
+export const taskOwner = principalKey;
 
 /** Each legacy session's key, made when first asked for. */
 const sessionKeys = new WeakMap<object, string>();

@@ -12,6 +12,7 @@ import {
   type HandlerContext,
   legacyConnectionOf,
 } from "../context.js";
+import type { ToolInvocation } from "../tool-hooks.js";
 import { legacyTask, legacyTaskOwner } from "./legacy-wire.js";
 import type { LiveTask } from "./live-task.js";
 import type { TaskManager, TaskTimes } from "./manager.js";
@@ -45,7 +46,7 @@ export interface ToolTaskOptions {
   start?: "call" | "handler";
 }
 
-export type ToolInvocation = (context: HandlerContext) => Promise<JsonObject>;
+export type { ToolInvocation } from "../tool-hooks.js";
 
 /**
  * Runs one tools/call of a task-capable tool: as a task when the client declared the extension

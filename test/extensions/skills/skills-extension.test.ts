@@ -18,7 +18,7 @@ import {
 } from "../../../src/extensions/skills/index.js";
 import { JsonRpcError } from "../../../src/jsonrpc/errors.js";
 import type { Era } from "../../../src/protocol/versions.js";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { createMemoryPair } from "../../../src/transports/memory.js";
 
 const made: string[] = [];

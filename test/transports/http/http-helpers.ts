@@ -1,7 +1,7 @@
 /** Shared pieces of the Streamable HTTP server tests: a test server, a raw POST, an SSE reader. */
 
 import { encodeHeaderValue } from "../../../src/protocol/http-headers.js";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import {
   type ServedHttp,
   type ServeHttpOptions,

@@ -7,7 +7,7 @@
 import { createClient, type RedisClientType } from "redis";
 import type { RedisClientLike } from "../../../src/redis/client.js";
 import { redisLegacyCluster } from "../../../src/redis/legacy-cluster.js";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { InMemoryEventSource } from "../../../src/server/subscriptions.js";
 import type {
   ClusterBus,

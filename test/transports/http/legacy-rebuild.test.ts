@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { InMemoryEventStore } from "../../../src/transports/http/legacy/event-store.js";
 import type { LegacyOptions } from "../../../src/transports/http/legacy/legacy-handler.js";
 import { RESTARTED_BEFORE_REPLY } from "../../../src/transports/http/legacy/legacy-session.js";

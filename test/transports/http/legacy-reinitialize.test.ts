@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
 import { json } from "./http-helpers.js";
 import { call, initializeBody, RawSession, SseEvents } from "./legacy-helpers.js";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import type { InMemoryEventSource } from "../../../src/server/subscriptions.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
 import { waitFor } from "../../helpers/poll.js";

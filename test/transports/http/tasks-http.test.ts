@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { encodeHeaderValue } from "../../../src/protocol/http-headers.js";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { TASKS_EXTENSION } from "../../../src/server/tasks/wire.js";
 import { type ServedHttp, serveHttp } from "../../../src/transports/http/node-adapter.js";
 

@@ -4,7 +4,7 @@
  * node's next tick object still has the hidden class of the one serveHttp kept.
  */
 import { createHook } from "node:async_hooks";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
 import { keepTickObjectShape } from "../../../src/transports/http/tick-shape.js";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { McpServer } from "../../../src/server/mcp-server.js";
+import { McpServer } from "../../../src/server/index.js";
 import { createHttpHandler } from "../../../src/transports/http/server.js";
 
 const LIMIT = 1024;
