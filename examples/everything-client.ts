@@ -10,7 +10,7 @@
  * Exit code 0 when the scenario ran through, 1 on any error (with a line on stderr).
  */
 
-import { McpClient } from "../src/client/mcp-client.js";
+import { McpClient } from "../src/client/index.js";
 import type { McpClientOptions } from "../src/client/types.js";
 import type { JsonObject } from "../src/jsonrpc/types.js";
 import { type HttpAuthProvider, HttpClientTransport } from "../src/transports/http/client/index.js";

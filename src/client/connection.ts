@@ -1,9 +1,4 @@
-import {
-  isPlainObject,
-  JsonRpcError,
-  LocalError,
-  UnsupportedProtocolVersionError,
-} from "../jsonrpc/errors.js";
+import { JsonRpcError, LocalError, UnsupportedProtocolVersionError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import {
   checkExtension,
@@ -23,6 +18,7 @@ import type { RequestOptions } from "../protocol/outgoing.js";
 import { Session } from "../protocol/session.js";
 import type { Transport } from "../protocol/transport.js";
 import { type Era, LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from "../protocol/versions.js";
+import type { ClientCallHook, FinishedCall, OutgoingCall, PreparedCall } from "./call-hooks.js";
 import { chooseModernVersion, discoverModern, probeEra } from "./era-detection.js";
 import {
   legacyInitialize,
@@ -31,7 +27,6 @@ import {
   stateFromDiscover,
   withMeta,
 } from "./handshake.js";
-import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy-tasks.js";
 import {
   type ChainFacts,
   type ClientMiddleware,
@@ -46,13 +41,6 @@ import { completeResult } from "./results.js";
 import { capabilitiesFromHandlers, installServerRequestHandlers } from "./server-requests.js";
 import type { Subscription } from "./subscription.js";
 import { SubscriptionRegistry } from "./subscriptions.js";
-import { awaitTask, ClientTasks, TASKS_EXTENSION, TaskCancelledError } from "./tasks.js";
-
-/** Per legacy handshake, each tool's execution.taskSupport (a new handshake lists anew). */
-const legacyToolSupports = new WeakMap<object, Map<string, string>>();
-/** Enough for any real server; a hostile one cannot keep the first call listing forever. */
-const MAX_TOOL_PAGES = 100;
-
 import type {
   CallOptions,
   ClientDiscoverResult,
@@ -78,6 +66,8 @@ export class ClientConnection {
   /** Installed extensions by id, and the server-to-client methods they answer. */
   private readonly extensions = new Map<string, AnyClientExtension>();
   private readonly extensionMethods = new Map<string, ExtensionMethod<ServerRequestContext>>();
+  /** The installed extensions' parts in each request (see ClientCallHook). */
+  private readonly callHooks: ClientCallHook[] = [];
   private readonly cache: ResultCache | undefined;
   private session: Session | undefined;
   /** The transport under `session`, asked which credentials a request carries. */
@@ -98,8 +88,6 @@ export class ClientConnection {
   private resumeGate: { resolve(): void; reject(error: Error): void } | undefined;
   /** Subscriptions opened by listen(), both eras. */
   protected readonly listens: SubscriptionRegistry;
-  /** tasks/get, tasks/update and tasks/cancel (the tasks extension). */
-  readonly tasks: ClientTasks;
   /** @internal What use() added; requests skip it while it is empty. */
   protected readonly middleware = new MiddlewareStack<ClientMiddlewareContext>();
   /** CallOptions.origin of the wire requests open now, by id (made on first use). */
@@ -122,21 +110,7 @@ export class ClientConnection {
       explicitUris: () => this.subscriptions,
     });
     this.capabilities = options.capabilities ?? capabilitiesFromHandlers(options.handlers ?? {});
-    // Modern requests declare the tasks extension (callTool drives tasks to their end), unless
-    // the caller spelled out the capabilities (then they are sent as given). Not in a legacy
-    // initialize: the extension belongs to 2026-07-28, and older servers have
-    // their own, different tasks.
-    this.modernCapabilities =
-      options.tasks === true || (options.capabilities === undefined && options.tasks !== false)
-        ? {
-            ...this.capabilities,
-            extensions: { ...this.capabilities.extensions, [TASKS_EXTENSION]: {} },
-          }
-        : this.capabilities;
-    this.tasks = new ClientTasks(
-      (method, params, signal) => this.request(method, params, signal ? { signal } : {}),
-      () => this.state?.era === "legacy",
-    );
+    this.modernCapabilities = this.capabilities;
     this.cache = options.cache === false ? undefined : new ResultCache();
     this.logLevel = options.logLevel;
   }
@@ -258,6 +232,7 @@ export class ClientConnection {
       this.extensionMethods.set(method, handler);
       if (this.session) answerWith(this.session, method, handler);
     }
+    if (extension.calls) this.callHooks.push(extension.calls);
     for (const entry of extension.middleware ?? []) {
       if (typeof entry === "function") this.use(entry);
       else this.use(entry.method, entry.middleware);
@@ -298,19 +273,22 @@ export class ClientConnection {
     await this.ready;
     const session = this.requireSession();
     const state = this.requireState();
-    const {
-      _meta: extraMeta,
-      returnTaskHandle,
-      onTaskStatus,
-      task,
-      origin,
-      ...requestOptions
-    } = options;
-    const legacyTask =
-      state.era === "legacy" && method === "tools/call"
-        ? await this.legacyTaskParam(state, params, task)
-        : undefined;
-    if (legacyTask) params = { ...params, task: legacyTask };
+    const { _meta: extraMeta, origin, ...requestOptions } = options;
+    // The installed extensions' parts in the request (the tasks extension's, say).
+    let call: OutgoingCall | undefined;
+    let prepared: PreparedCall | undefined;
+    if (this.callHooks.length > 0) {
+      call = {
+        method,
+        params,
+        options,
+        era: state.era,
+        serverCapabilities: state.capabilities,
+        handlers: this.options.handlers ?? {},
+      };
+      prepared = await this.prepareCall(call);
+      if (prepared?.params) params = prepared.params;
+    }
     const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
     let partition: string | undefined;
     if (useCache) {
@@ -319,10 +297,9 @@ export class ClientConnection {
       const hit = this.cache!.get(method, params, partition);
       if (hit) return hit;
     }
-    // 2025-11-25 cancellation.mdx: a task-augmented request is cancelled with tasks/cancel, never
-    // notifications/cancelled. So the call that creates the task goes out without the caller's
-    // signal; an abort meanwhile cancels the task once it exists (awaitLegacyTask, below).
-    const sendOptions = legacyTask ? withoutSignal(requestOptions) : requestOptions;
+    // A detached request goes without the caller's signal: an abort is the extension's to carry
+    // out (2025-11-25 tasks cancel with tasks/cancel, never notifications/cancelled).
+    const sendOptions = prepared?.detached ? withoutSignal(requestOptions) : requestOptions;
     let result: JsonObject;
     try {
       result = await this.send(session, method, this.wireParams(params, extraMeta), sendOptions);
@@ -350,28 +327,13 @@ export class ClientConnection {
           this.send(session, method, this.wireParams(retryParams, extraMeta), requestOptions),
       }));
     }
-    if (legacyTask && isPlainObject(result.task)) {
-      if (returnTaskHandle && !requestOptions.signal?.aborted) return result;
-      result = await awaitLegacyTask(
-        result,
-        (taskMethod, taskParams, signal) =>
-          this.request(taskMethod, taskParams, {
-            signal,
-            ...(origin === undefined ? {} : { origin }),
-          }),
-        { signal: requestOptions.signal, onStatus: onTaskStatus },
-        (taskId) => new TaskCancelledError(taskId),
-      );
-      retried = true;
-    } else if (result.resultType === "task" && method === "tools/call") {
-      if (returnTaskHandle) return result;
-      result = await awaitTask(result, this.tasks, {
-        handlers: this.options.handlers ?? {},
-        signal: requestOptions.signal,
-        origin,
-        onStatus: onTaskStatus,
-      });
-      retried = true; // a task's result is never served again from a cache
+    if (call) {
+      const finished = await this.finishCall(result, call, prepared);
+      if (finished?.asIs) return finished.result;
+      if (finished) {
+        result = finished.result;
+        retried = true; // a result carried to its end (a task's) is never served from a cache
+      }
     }
     const complete = completeResult(state.era, method, result);
     // A retry's result depends on answers given once; it is never served again from a cache.
@@ -385,43 +347,28 @@ export class ClientConnection {
     return complete;
   }
 
-  /**
-   * A legacy tools/call's `task` parameter, when it goes as a 2025-11-25 task: the server takes
-   * task-augmented calls and the tool requires it, or allows it and the caller asked.
-   */
-  private async legacyTaskParam(
-    state: ServerState,
-    params: JsonObject | undefined,
-    asked: CallOptions["task"],
-  ): Promise<JsonObject | undefined> {
-    if (!takesLegacyToolTasks(state.capabilities as JsonObject)) return undefined;
-    const name = params?.name;
-    if (typeof name !== "string") return undefined;
-    const support = (await this.legacyToolSupport(state)).get(name) ?? "forbidden";
-    if (support === "forbidden" || (support === "optional" && !asked)) return undefined;
-    const ttlMs = typeof asked === "object" ? asked.ttlMs : undefined;
-    return ttlMs === undefined ? {} : { ttl: ttlMs };
+  /** The call hooks' prepare steps, in install order; the last change to params wins. */
+  private async prepareCall(call: OutgoingCall): Promise<PreparedCall | undefined> {
+    let prepared: PreparedCall | undefined;
+    for (const hook of this.callHooks) {
+      const pending = hook.prepare?.(call);
+      const change = pending === undefined ? undefined : await pending;
+      if (change) prepared = { ...prepared, ...change };
+    }
+    return prepared;
   }
 
-  /** Each tool's execution.taskSupport on this legacy session (tools/list, read once). */
-  private async legacyToolSupport(state: ServerState): Promise<Map<string, string>> {
-    let known = legacyToolSupports.get(state);
-    if (known) return known;
-    known = new Map();
-    let cursor: unknown;
-    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const listed = await this.request("tools/list", cursor === undefined ? {} : { cursor });
-      const tools = Array.isArray(listed.tools) ? listed.tools : [];
-      for (const tool of tools) {
-        if (isPlainObject(tool) && typeof tool.name === "string") {
-          known.set(tool.name, taskSupportOf(tool));
-        }
-      }
-      cursor = listed.nextCursor;
-      if (typeof cursor !== "string") break;
+  /** The first call hook that finishes the result. */
+  private async finishCall(
+    result: JsonObject,
+    call: OutgoingCall,
+    prepared: PreparedCall | undefined,
+  ): Promise<FinishedCall | undefined> {
+    for (const hook of this.callHooks) {
+      const pending = hook.finish?.(result, call, prepared);
+      if (pending !== undefined) return pending;
     }
-    legacyToolSupports.set(state, known);
-    return known;
+    return undefined;
   }
 
   /**
@@ -802,7 +749,9 @@ export class ClientConnection {
 }
 
 /** An extension of any host, as far as the connection half needs to know it. */
-type AnyClientExtension = Extension<never, ServerRequestContext, ClientMiddlewareContext>;
+type AnyClientExtension = Extension<never, ServerRequestContext, ClientMiddlewareContext> & {
+  readonly calls?: ClientCallHook;
+};
 
 /** `declared` with `extensions[id]` set (a copy; the caller's object is never changed). */
 function withExtension(

@@ -7,8 +7,14 @@
 export { type AjvValidatorOptions, ajvValidator } from "../schema/ajv.js";
 export { cfworkerValidator } from "../schema/cfworker.js";
 export { SchemaError, type SchemaValidator } from "../schema/validator.js";
+export type {
+  ClientCallHook,
+  FinishedCall,
+  OutgoingCall,
+  PreparedCall,
+} from "./call-hooks.js";
 export { ModernHandshakeError, NoCommonVersionError } from "./era-detection.js";
-export { type ClientExtension, McpClient } from "./mcp-client.js";
+export type { ClientExtension } from "./mcp-client.js";
 export type { ClientMiddleware, ClientMiddlewareContext } from "./middleware-chain.js";
 export {
   answerInputRequests,
@@ -23,7 +29,7 @@ export {
   type SubscriptionEnd,
   type SubscriptionNotification,
 } from "./subscription.js";
-export { awaitTask, ClientTasks, TaskCancelledError, type TaskWait } from "./tasks.js";
+export { awaitTask, ClientTasks, TaskCancelledError, type TaskWait } from "./tasks/client-tasks.js";
 export type {
   Cacheable,
   CallOptions,
@@ -42,3 +48,29 @@ export type {
   ServerRequestHandler,
   TransportFactory,
 } from "./types.js";
+
+import { McpClient as CoreClient } from "./mcp-client.js";
+import type { ClientTasks } from "./tasks/client-tasks.js";
+import { ClientTasksExtension } from "./tasks/extension.js";
+import type { McpClientOptions } from "./types.js";
+
+/**
+ * An MCP client for both protocol eras. connect() finds the server's era (or takes the one
+ * forced or cached), and every call afterwards speaks that era: per-request `_meta` for modern
+ * servers, the `initialize` session for legacy ones. The tasks extension comes installed:
+ * modern requests declare it (see McpClientOptions.tasks), and callTool carries a call the
+ * server turns into a task to its result.
+ */
+export class McpClient extends CoreClient {
+  /** tasks/get, tasks/update and tasks/cancel (the tasks extension). */
+  readonly tasks: ClientTasks;
+
+  constructor(options: McpClientOptions) {
+    super(options);
+    const declared =
+      options.tasks === true || (options.capabilities === undefined && options.tasks !== false);
+    const extension = new ClientTasksExtension(declared);
+    this.tasks = extension.tasks;
+    this.install(extension);
+  }
+}

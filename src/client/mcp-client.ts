@@ -12,6 +12,7 @@ import type {
   Tool,
 } from "../protocol/mcp-types.js";
 import type { RequestOptions } from "../protocol/outgoing.js";
+import type { ClientCallHook } from "./call-hooks.js";
 import { ClientConnection } from "./connection.js";
 import type { ClientMiddlewareContext } from "./middleware-chain.js";
 import { OutputSchemaChecks } from "./output-checks.js";
@@ -28,7 +29,11 @@ import type {
 } from "./types.js";
 
 /** An extension as a client installs it (see Extension and McpClient.install). */
-export type ClientExtension = Extension<McpClient, ServerRequestContext, ClientMiddlewareContext>;
+export interface ClientExtension
+  extends Extension<McpClient, ServerRequestContext, ClientMiddlewareContext> {
+  /** Its part in each request the client sends (the tasks extension's, for one). */
+  readonly calls?: ClientCallHook;
+}
 
 /**
  * An MCP client for both protocol eras. connect() finds the server's era (or takes the one

@@ -94,12 +94,8 @@ export interface McpClientOptions {
   cache?: boolean;
   /** Most input_required rounds answered for one call before it fails (default 8). */
   maxInputRounds?: number;
-  /**
-   * Declare the tasks extension on modern requests. Default: yes, unless `capabilities` is
-   * given (those are then sent as they are); true adds it to them. Tool calls the server
-   * turns into tasks are polled to their end by callTool.
-   */
-  tasks?: boolean;
+  // Extensions add options of their own here (module augmentation): the tasks extension's
+  // `tasks` is declared in tasks/extension.ts.
   /**
    * Checks each tool result's structuredContent against the outputSchema the server listed
    * for the tool (seen in a tools/list answer): a result that does not match rejects callTool
@@ -124,19 +120,7 @@ export interface ConnectOptions {
 export interface CallOptions extends RequestOptions {
   /** Extra `_meta` for the request (merged with the protocol fields). */
   _meta?: JsonObject;
-  /**
-   * tools/call answered with a task (the tasks extension): true returns the CreateTaskResult
-   * as it came (drive it with client.tasks); by default the call waits for the final result.
-   */
-  returnTaskHandle?: boolean;
-  /**
-   * tools/call on a legacy server with 2025-11-25 tasks: also run a tool whose
-   * execution.taskSupport is "optional" as a task (`ttlMs`: the lifetime asked for). "required"
-   * ones always are; modern servers (the extension) decide themselves.
-   */
-  task?: boolean | { ttlMs?: number };
-  /** Each status of a task the call waits for (working, input_required, ...). */
-  onTaskStatus?: (task: JsonObject) => void;
+  // The tasks extension adds returnTaskHandle, task and onTaskStatus (tasks/extension.ts).
   /**
    * Handed to the handlers that answer this call's input requests (multi round-trip rounds, and
    * a task's while the call waits for it) as ServerRequestContext.origin.

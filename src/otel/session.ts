@@ -9,7 +9,7 @@
  *   Modern requests over HTTP stand alone: there is no session to time.
  */
 import type { Attributes } from "@opentelemetry/api";
-import type { McpClient } from "../client/mcp-client.js";
+import type { McpClient } from "../client/index.js";
 import { LocalError } from "../jsonrpc/errors.js";
 import type { CloseInfo, TransportKind } from "../protocol/transport.js";
 import type { ServerMiddlewareContext } from "../server/middleware-chain.js";

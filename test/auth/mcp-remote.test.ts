@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { protectResource } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { McpServer } from "../../src/server/index.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { decodeJwt } from "jose";
 import { OAuthClient } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
 import { type Protected, startProtected } from "./resource-server-fixtures.js";

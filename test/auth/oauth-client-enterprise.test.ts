@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { OAuthClient, type OAuthClientOptions } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type IdentityProvider, startIdentityProvider } from "./identity-provider.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";

@@ -12,7 +12,7 @@ import { createServer, isIP, type LookupFunction, type Server } from "node:net";
 import { afterEach, describe, it } from "node:test";
 import { isPublicAddress } from "../../src/auth/address-scope.js";
 import { headlessRedirect, OAuthClient, type OAuthClientOptions } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { AuthorizationError, HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { startAuthServer, startProtectedServer } from "./oauth-fixtures.js";
 

@@ -11,7 +11,7 @@ import {
   OAuthClient,
   type OAuthClientOptions,
 } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { AuthorizationError, HttpClientTransport } from "../../src/transports/http/client/index.js";
 import {
   type AuthServer,

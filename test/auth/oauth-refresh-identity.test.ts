@@ -13,7 +13,7 @@ import {
   type OAuthClientOptions,
   type StoredTokens,
 } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { AuthorizationError, HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type AuthServer, startAuthServer, startProtectedServer } from "./oauth-fixtures.js";
 

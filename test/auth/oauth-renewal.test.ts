@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { headlessRedirect, OAuthClient, type OAuthClientOptions } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import {
   AuthorizationError,
   HttpClientTransport,

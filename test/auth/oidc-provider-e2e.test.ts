@@ -19,7 +19,7 @@ import {
   type OAuthClientOptions,
   type RedirectHandler,
 } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type ListeningChild, spawnListening, stopChild } from "../helpers/listening-child.js";
 import { post, request } from "../transports/http/http-helpers.js";

@@ -11,7 +11,7 @@ import {
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
 import { OAuthClient } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type JwtIssuer, startJwtIssuer } from "./jwt-issuer.js";
 import { type Protected, startProtected } from "./resource-server-fixtures.js";

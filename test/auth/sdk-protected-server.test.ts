@@ -22,7 +22,7 @@ import {
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import * as z from "zod";
 import { InMemoryTokenStore, OAuthClient } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 import { type ServedFetch, serveFetch } from "../helpers/serve-fetch.js";
 import { browserRedirect } from "./browser-redirect.js";

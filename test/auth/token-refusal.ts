@@ -1,7 +1,7 @@
 /** What a client sees when the token endpoint refused its grant. */
 import assert from "node:assert/strict";
 import { AuthorizationError, type OAuthClient } from "../../src/auth/index.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/index.js";
 
 /** The AuthorizationError a connect to `url` with `auth` fails with (asserted to be one). */

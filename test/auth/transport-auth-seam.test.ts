@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import {
   AuthorizationError,
   bearerToken,

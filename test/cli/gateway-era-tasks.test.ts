@@ -16,7 +16,7 @@ import {
   ElicitRequestSchema,
   type Task,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { McpClient } from "../../src/client/mcp-client.js";
+import type { McpClient } from "../../src/client/index.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import {
   connectClient,

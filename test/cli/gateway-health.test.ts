@@ -10,7 +10,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { waitFor } from "../helpers/poll.js";
 import { fixture, type RunningGateway, startGateway } from "./gateway-run.js";

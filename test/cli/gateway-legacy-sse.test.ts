@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, SSEClientTransport } from "@modelcontextprotocol/client";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { endpointKey } from "../../src/transports/http/client/era.js";
 import { type RunningGateway, SERVER_EVERYTHING, startGateway } from "./gateway-run.js";

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import type { McpClient } from "../../src/client/mcp-client.js";
+import type { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { freePort } from "../helpers/free-port.js";
 import { sharedRedis } from "../helpers/redis.js";

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";

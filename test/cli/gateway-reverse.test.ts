@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { CLI, EVERYTHING_SERVER, type Running, startProcess, stop, waitFor } from "./run-cli.js";
 

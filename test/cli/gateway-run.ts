@@ -1,7 +1,7 @@
 /** Starts `mcpwire gateway` as a subprocess and connects our McpClient to it, for gateway tests. */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { McpClientOptions } from "../../src/client/types.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type Running, startCli, waitFor, whenListening } from "./run-cli.js";

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { GatewayServer } from "../../src/cli/gateway/gateway-server.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/index.js";

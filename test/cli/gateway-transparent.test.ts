@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { McpClient } from "../../src/client/mcp-client.js";
+import type { McpClient } from "../../src/client/index.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { connectClient, fixture, type RunningGateway, startGateway } from "./gateway-run.js";
 import { stop } from "./run-cli.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type Running, STDIO_SERVER, startCli, stop, waitFor } from "./run-cli.js";
 

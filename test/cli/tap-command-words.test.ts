@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 import { CLI, runCli, STDIO_SERVER } from "./run-cli.js";
 

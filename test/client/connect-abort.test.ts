@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { type FakeServer, fakePair } from "./fake-server.js";

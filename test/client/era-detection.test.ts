@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { NoCommonVersionError } from "../../src/client/era-detection.js";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { Era } from "../../src/protocol/versions.js";
 import {

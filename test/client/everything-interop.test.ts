@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { isResourceNotFound } from "../../src/client/results.js";
 import type { Era } from "../../src/protocol/versions.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";

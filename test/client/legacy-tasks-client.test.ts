@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/index.js";

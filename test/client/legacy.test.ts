@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { CloseInfo, Transport, TransportReceiver } from "../../src/protocol/transport.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { InputRoundsExceededError } from "../../src/client/mrtr.js";
 import { InputRequiredError } from "../../src/client/results.js";
 import type { ClientHandlers } from "../../src/client/types.js";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { InvalidResultError } from "../../src/client/results.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { ajvValidator } from "../../src/schema/ajv.js";

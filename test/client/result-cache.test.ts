@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { cacheKey, ResultCache, stableStringify } from "../../src/client/result-cache.js";
 import { mockClock } from "../helpers/mock-clock.js";
 import { until } from "../helpers/poll.js";

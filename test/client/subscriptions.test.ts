@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { Subscription, SubscriptionNotification } from "../../src/client/subscription.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { Transport } from "../../src/protocol/transport.js";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";
 

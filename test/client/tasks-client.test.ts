@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
-import { TaskCancelledError } from "../../src/client/tasks.js";
+import { McpClient } from "../../src/client/index.js";
+import { TaskCancelledError } from "../../src/client/tasks/client-tasks.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { McpServer } from "../../src/server/index.js";

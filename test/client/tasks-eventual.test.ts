@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
 import { discoverResult, fakePair } from "./fake-server.js";
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { type AddressInfo, connect } from "node:net";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import type { SendOptions, Transport, TransportReceiver } from "../../src/protocol/transport.js";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";

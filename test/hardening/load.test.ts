@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { McpServer } from "../../src/server/index.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { StdioClientTransport } from "../../src/transports/stdio/client.js";

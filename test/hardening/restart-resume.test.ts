@@ -13,7 +13,7 @@ import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { RESTARTED_BEFORE_REPLY } from "../../src/transports/http/legacy/legacy-session.js";

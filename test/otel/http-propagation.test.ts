@@ -12,7 +12,7 @@ import {
 import { Client as SdkV1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as SdkV1Http } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SpanKind } from "@opentelemetry/api";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
 import { McpServer } from "../../src/server/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import type { McpClientOptions } from "../../src/client/types.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { SpanKind } from "@opentelemetry/api";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { otelClientMiddleware, otelServerMiddleware } from "../../src/otel/middleware.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { type ServedHttp, serveHttp } from "../../src/transports/http/node-adapter.js";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, beforeEach, describe, it } from "node:test";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { otelServerMiddleware } from "../../src/otel/middleware.js";
 import { otelTaskRuns } from "../../src/otel/task-runs.js";

@@ -1,16 +1,13 @@
 /**
  * Tasks are an extension (issue 27): no core file may import tasks code. Core is src/server,
- * src/client, src/protocol, src/jsonrpc and src/transports; tasks code is a module whose path
- * names tasks (src/server/tasks/, src/client/tasks.ts, legacy-tasks.ts, task-status.ts, and
- * src/extensions/tasks/ once it exists). Files that are tasks code themselves may import each
- * other; the entry points (src/server/index.ts, src/client/index.ts) may compose.
- *
- * The move is under way, so STILL_COUPLED names the core files that import tasks today. The list
- * only shrinks: a file not on it that imports tasks fails, and so does a listed file that no
- * longer does (take it off). When the list is empty the rule holds outright.
+ * src/client, src/protocol, src/jsonrpc and src/transports; tasks code is what lives in a tasks
+ * folder (src/server/tasks/, src/client/tasks/). Tasks code may import core and itself; only the
+ * entry points (src/server/index.ts, src/client/index.ts) compose the two, installing the
+ * extension on the McpServer and McpClient they export.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -20,16 +17,9 @@ const IMPORT = /(?:(?:import|export)\s[^;]*?from\s+|import\(\s*)"(\.[^"]+)"/g;
 const CORE = ["server", "client", "protocol", "jsonrpc", "transports"];
 const ENTRIES = new Set(["server/index.ts", "client/index.ts"]);
 
-/** Core files that import tasks today; each comes off as the move reaches it (issue 27). */
-const STILL_COUPLED = ["client/connection.ts"];
-
 /** A path relative to src/ that is tasks code. */
 function isTasksCode(path: string): boolean {
-  return (
-    /(^|\/)tasks\//.test(path) ||
-    /(^|\/)(tasks|legacy-tasks|task-status)\.ts$/.test(path) ||
-    path.startsWith("extensions/tasks/")
-  );
+  return /(^|\/)tasks\//.test(path);
 }
 
 function sourceFiles(dir: string): string[] {
@@ -61,23 +51,42 @@ describe("core files and the tasks extension", () => {
   it("knows tasks code by its path", () => {
     for (const path of [
       "server/tasks/manager.ts",
-      "client/tasks.ts",
-      "client/legacy-tasks.ts",
-      "client/task-status.ts",
-      "extensions/tasks/index.ts",
+      "server/tasks/extension.ts",
+      "client/tasks/legacy.ts",
+      "client/tasks/extension.ts",
     ]) {
       assert.ok(isTasksCode(path), path);
     }
-    for (const path of ["server/tool-registry.ts", "client/connection.ts", "server/task.ts"]) {
+    for (const path of [
+      "server/tool-registry.ts",
+      "client/connection.ts",
+      "server/task.ts",
+      "client/tasks.ts",
+    ]) {
       assert.ok(!isTasksCode(path), path);
     }
   });
 
-  it("lets no core file import tasks beyond the shrinking list", () => {
-    const found = coreTasksImports(SRC);
-    const fresh = [...found.keys()].filter((f) => !STILL_COUPLED.includes(f));
-    assert.deepEqual(fresh, [], `core files newly importing tasks: ${JSON.stringify([...found])}`);
-    const freed = STILL_COUPLED.filter((f) => !found.has(f));
-    assert.deepEqual(freed, [], "these no longer import tasks: take them off STILL_COUPLED");
+  it("lets no core file import tasks code", () => {
+    assert.deepEqual([...coreTasksImports(SRC)], []);
+  });
+
+  it("sees an import of tasks code from a core file", () => {
+    const src = mkdtempSync(join(tmpdir(), "tasks-imports-"));
+    try {
+      mkdirSync(join(src, "server", "tasks"), { recursive: true });
+      writeFileSync(join(src, "server", "tasks", "manager.ts"), "export const x = 1;\n");
+      writeFileSync(
+        join(src, "server", "tool-registry.ts"),
+        'import type { x } from "./tasks/manager.js";\n',
+      );
+      for (const folder of CORE.slice(1)) mkdirSync(join(src, folder));
+      assert.deepEqual(
+        [...coreTasksImports(src)],
+        [["server/tool-registry.ts", ["server/tasks/manager.ts"]]],
+      );
+    } finally {
+      rmSync(src, { recursive: true, force: true });
+    }
   });
 });

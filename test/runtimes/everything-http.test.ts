@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { SkillsClient } from "../../src/extensions/skills/index.js";
 import type { Era } from "../../src/protocol/versions.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { conformanceScenario } from "../helpers/conformance-run.js";
 import { type ListeningChild, spawnListening, stopChild } from "../helpers/listening-child.js";

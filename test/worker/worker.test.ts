@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Miniflare } from "miniflare";
-import { McpClient } from "../../src/client/mcp-client.js";
+import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { conformanceRequirements, type ScenarioCheck } from "../helpers/conformance-run.js";

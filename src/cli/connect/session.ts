@@ -1,4 +1,4 @@
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import { InputRequiredError } from "../../client/results.js";
 import { isPlainObject, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";

@@ -1,4 +1,4 @@
-import { McpClient } from "../../client/mcp-client.js";
+import { McpClient } from "../../client/index.js";
 import type { ClientHandlers } from "../../client/types.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { Transport } from "../../protocol/transport.js";

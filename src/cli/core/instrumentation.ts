@@ -4,7 +4,7 @@
  * (this file imports types only).
  */
 
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { ClientMiddleware } from "../../client/middleware-chain.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
 import type { McpServer } from "../../server/index.js";

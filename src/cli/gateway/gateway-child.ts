@@ -3,7 +3,7 @@
  * the GatewayServer that offers it over HTTP (or a socket). `mcpwire gateway` runs one; with a
  * config file and no `--server`, one per entry (gateway-many.ts).
  */
-import { McpClient } from "../../client/mcp-client.js";
+import { McpClient } from "../../client/index.js";
 import type { Transport } from "../../protocol/transport.js";
 import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import type { ToolRules } from "../connect/config-file.js";

@@ -9,8 +9,9 @@
  * and a legacy client: the child's 2025-11-25 task is not reachable through the gateway's one
  * session with it by another session's ids, so the gateway's own task stands in for it.
  */
-import { takesLegacyToolTasks, taskSupportOf } from "../../client/legacy-tasks.js";
-import type { McpClient } from "../../client/mcp-client.js";
+
+import type { McpClient } from "../../client/index.js";
+import { takesLegacyToolTasks, taskSupportOf } from "../../client/tasks/legacy.js";
 import { isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { Tool } from "../../protocol/mcp-types.js";

@@ -17,7 +17,7 @@
  * modern child on each request, the child's extensions and experimental capabilities are
  * offered in both eras, and the tasks extension is relayed (gateway-tasks.ts).
  */
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { CallOptions, ClientHandlers, ServerRequestContext } from "../../client/types.js";
 import {
   ErrorCode,

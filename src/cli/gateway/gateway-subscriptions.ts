@@ -13,7 +13,7 @@
  *
  * Both survive a restarted child: the McpClient subscribes again on the fresh one.
  */
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { Subscription, SubscriptionNotification } from "../../client/subscription.js";
 import { ErrorCode, JsonRpcError } from "../../jsonrpc/errors.js";
 import type { SubscriptionFilter } from "../../protocol/mcp-types.js";

@@ -1,4 +1,4 @@
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { Subscription } from "../../client/subscription.js";
 import { LocalError } from "../../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../jsonrpc/types.js";

@@ -1,4 +1,4 @@
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import { ignoreError } from "../../text/ignored-error.js";
 import { printableLine } from "../../text/printable.js";
 

@@ -1,5 +1,5 @@
 /** The shell's `tools`, `resources` and `prompts`: the server's lists, as JSON and as text. */
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import { promptLines, resourceLines, toolLines } from "../verbs/list-lines.js";
 

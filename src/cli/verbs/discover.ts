@@ -1,4 +1,4 @@
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClient } from "../../client/index.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { Prompt, Resource, ResourceTemplate, Tool } from "../../protocol/mcp-types.js";
 import { printable, printableLine } from "../../text/printable.js";

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import {
   type Skill,
   SkillsClient,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, it } from "node:test";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { LocalError } from "../../../src/jsonrpc/errors.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import type { HttpFlavour } from "../../../src/transports/http/client/era.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { JsonRpcError } from "../../../src/jsonrpc/errors.js";
 import { encodeHeaderValue } from "../../../src/protocol/http-headers.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";

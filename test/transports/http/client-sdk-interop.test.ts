@@ -13,7 +13,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { serveFetch } from "../../helpers/serve-fetch.js";
 

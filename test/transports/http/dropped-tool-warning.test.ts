@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { DISCOVER_RESULT, result, scriptedServer, sendJson } from "./client-scripted-server.js";
 

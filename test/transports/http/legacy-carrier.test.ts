@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { HttpClientTransport } from "../../../src/transports/http/client/client-transport.js";
 import { until } from "../../helpers/poll.js";
 import { type LegacyServed, startLegacyServer } from "./legacy-helpers.js";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { McpClient } from "../../../src/client/mcp-client.js";
+import { McpClient } from "../../../src/client/index.js";
 import { StdioClientTransport } from "../../../src/transports/stdio/client.js";
 
 const EXITING = fileURLToPath(new URL("../../fixtures/exiting-server.js", import.meta.url));

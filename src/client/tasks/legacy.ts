@@ -1,9 +1,9 @@
-import { isPlainObject, LocalError } from "../jsonrpc/errors.js";
-import type { JsonObject } from "../jsonrpc/types.js";
-import { delay } from "../platform/delay.js";
-import { ignoring } from "../text/ignored-error.js";
-import { InvalidResultError } from "./results.js";
-import { statusChanges } from "./task-status.js";
+import { isPlainObject, LocalError } from "../../jsonrpc/errors.js";
+import type { JsonObject } from "../../jsonrpc/types.js";
+import { delay } from "../../platform/delay.js";
+import { ignoring } from "../../text/ignored-error.js";
+import { InvalidResultError } from "../results.js";
+import { statusChanges } from "./status.js";
 
 /**
  * The client side of 2025-11-25 tasks (basic/utilities/tasks.mdx): when a legacy tools/call

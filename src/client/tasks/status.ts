@@ -1,4 +1,4 @@
-import type { JsonObject } from "../jsonrpc/types.js";
+import type { JsonObject } from "../../jsonrpc/types.js";
 
 /**
  * Wraps a caller's onTaskStatus so that it hears changes, not polls: a task is read every

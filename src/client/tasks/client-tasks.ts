@@ -1,12 +1,12 @@
-import { isPlainObject, JsonRpcError, LocalError } from "../jsonrpc/errors.js";
-import type { JsonObject, JsonRpcErrorObject } from "../jsonrpc/types.js";
-import { delay } from "../platform/delay.js";
-import { ignoring } from "../text/ignored-error.js";
-import { fromLegacyTask } from "./legacy-tasks.js";
-import { answerInputRequests } from "./mrtr.js";
-import { InvalidResultError } from "./results.js";
-import { statusChanges } from "./task-status.js";
-import type { ClientHandlers } from "./types.js";
+import { isPlainObject, JsonRpcError, LocalError } from "../../jsonrpc/errors.js";
+import type { JsonObject, JsonRpcErrorObject } from "../../jsonrpc/types.js";
+import { delay } from "../../platform/delay.js";
+import { ignoring } from "../../text/ignored-error.js";
+import { answerInputRequests } from "../mrtr.js";
+import { InvalidResultError } from "../results.js";
+import type { ClientHandlers } from "../types.js";
+import { fromLegacyTask } from "./legacy.js";
+import { statusChanges } from "./status.js";
 
 /** The tasks extension's identifier (io.modelcontextprotocol/tasks). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
