@@ -37,7 +37,7 @@
 import { ajvValidator } from "../src/schema/ajv.js";
 import { cfworkerValidator } from "../src/schema/cfworker.js";
 import type { SchemaValidator } from "../src/schema/validator.js";
-import type { McpServer } from "../src/server/mcp-server.js";
+import type { McpServer } from "../src/server/index.js";
 import { serveHttp } from "../src/transports/http/node-adapter.js";
 import type { ResourceGuard } from "../src/transports/http/resource-guard.js";
 import { serveStdio } from "../src/transports/stdio/serve.js";

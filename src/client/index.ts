@@ -14,7 +14,7 @@ export type {
   PreparedCall,
 } from "./call-hooks.js";
 export { ModernHandshakeError, NoCommonVersionError } from "./era-detection.js";
-export type { ClientExtension } from "./mcp-client.js";
+export { type ClientExtension, McpClientBase } from "./mcp-client.js";
 export type { ClientMiddleware, ClientMiddlewareContext } from "./middleware-chain.js";
 export {
   answerInputRequests,
@@ -49,7 +49,7 @@ export type {
   TransportFactory,
 } from "./types.js";
 
-import { McpClient as CoreClient } from "./mcp-client.js";
+import { McpClientBase } from "./mcp-client.js";
 import type { ClientTasks } from "./tasks/client-tasks.js";
 import { ClientTasksExtension } from "./tasks/extension.js";
 import type { McpClientOptions } from "./types.js";
@@ -61,7 +61,7 @@ import type { McpClientOptions } from "./types.js";
  * modern requests declare it (see McpClientOptions.tasks), and callTool carries a call the
  * server turns into a task to its result.
  */
-export class McpClient extends CoreClient {
+export class McpClient extends McpClientBase {
   /** tasks/get, tasks/update and tasks/cancel (the tasks extension). */
   readonly tasks: ClientTasks;
 

@@ -28,19 +28,20 @@ import type {
   ServerRequestContext,
 } from "./types.js";
 
-/** An extension as a client installs it (see Extension and McpClient.install). */
+/** An extension as a client installs it (see Extension and install()). */
 export interface ClientExtension
-  extends Extension<McpClient, ServerRequestContext, ClientMiddlewareContext> {
+  extends Extension<McpClientBase, ServerRequestContext, ClientMiddlewareContext> {
   /** Its part in each request the client sends (the tasks extension's, for one). */
   readonly calls?: ClientCallHook;
 }
 
 /**
- * An MCP client for both protocol eras. connect() finds the server's era (or takes the one
- * forced or cached), and every call afterwards speaks that era: per-request `_meta` for modern
- * servers, the `initialize` session for legacy ones.
+ * The MCP client without any extension installed, for both protocol eras. connect() finds the
+ * server's era (or takes the one forced or cached), and every call afterwards speaks that era:
+ * per-request `_meta` for modern servers, the `initialize` session for legacy ones. McpClient
+ * is this with the tasks extension installed.
  */
-export class McpClient extends ClientConnection {
+export class McpClientBase extends ClientConnection {
   /** Output schemas from tools/list, when the client was given a validator. */
   private readonly outputChecks: OutputSchemaChecks | undefined;
 

@@ -18,6 +18,8 @@ export {
 export { serveStdio } from "../transports/stdio/serve.js";
 export type { Completer } from "./completion.js";
 export type { HandlerContext, InputOptions, LogFunction, RequestLogger } from "./context.js";
+export type { LegacyPeer, ServerExtension } from "./mcp-server.js";
+export { McpServerBase } from "./mcp-server.js";
 export type { ServerMiddleware, ServerMiddlewareContext } from "./middleware-chain.js";
 export type { RequestStateOptions } from "./mrtr/request-state.js";
 export type { InputRequest } from "./mrtr/round.js";
@@ -38,7 +40,6 @@ export type {
   StandardJsonSchema,
 } from "./schema-source.js";
 export { type CachingOptions, DEFAULT_CACHE_HINTS, type McpServerOptions } from "./server-core.js";
-export type { LegacyPeer, ServerExtension } from "./server-extension.js";
 export {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -70,7 +71,7 @@ export type { ToolHandle, ToolUpdate } from "./tool-handle.js";
 export type { AdoptedCall, AdoptedTool, ToolCallHook, ToolInvocation } from "./tool-hooks.js";
 export type { ToolDefinition, ToolHandler, ToolOptions, ToolReturn } from "./tool-registry.js";
 
-import { McpServer as CoreServer } from "./mcp-server.js";
+import { McpServerBase } from "./mcp-server.js";
 import type { McpServerOptions } from "./server-core.js";
 import { TasksExtension } from "./tasks/extension.js";
 import type { TaskManager } from "./tasks/manager.js";
@@ -81,7 +82,7 @@ import type { TaskManager } from "./tasks/manager.js";
  * off, legacy `initialize` sessions, with the same handlers. The tasks extension comes
  * installed: it offers nothing until a tool is registered with `task`.
  */
-export class McpServer extends CoreServer {
+export class McpServer extends McpServerBase {
   /** @internal The installed tasks extension (the gateway runs relayed tasks through it). */
   readonly tasksExtension: TasksExtension;
 

@@ -4,6 +4,7 @@ import { writeStderr } from "../platform/stderr.js";
 import { CACHEABLE_METHODS } from "../protocol/caching.js";
 import {
   checkExtension,
+  type Extension,
   type ExtensionMethod,
   extensionCapability,
 } from "../protocol/extension.js";
@@ -41,7 +42,6 @@ import {
   type LegacySessionView,
   type McpServerOptions,
 } from "./server-core.js";
-import type { LegacyPeer, ServerExtension } from "./server-extension.js";
 import {
   InMemoryEventSource,
   type SubscriptionEvent,
@@ -54,15 +54,57 @@ import type { ToolDefinition, ToolHandler, ToolOptions } from "./tool-registry.j
 const DEFAULT_PEER_LOG_INTERVAL_MS = 10_000;
 
 /**
- * An MCP server: register tools, resources and prompts once, then connect it to any number of
- * transports. Each connection serves modern requests (per-request `_meta`) and, unless turned
- * off, legacy `initialize` sessions, with the same handlers.
+ * An extension as a server installs it (install()): the shared Extension (capability,
+ * methods, middleware, setup) and the hooks through which an extension takes part in what the
+ * core does itself. The tasks extension uses every one of them; most extensions need none.
+ */
+export interface ServerExtension
+  extends Extension<McpServerBase, HandlerContext, ServerMiddlewareContext> {
+  /**
+   * Capability fields outside `capabilities.extensions` that it adds in `era`, merged in
+   * (2025-11-25's top-level `tasks`); undefined adds none.
+   */
+  readonly capabilities?: (era: Era) => ServerCapabilities | undefined;
+  /**
+   * Whether the server offers the extension, given its capabilities for `era`; its methods are
+   * answered only then. Default: `capabilities.extensions[id]` is present.
+   */
+  readonly isOffered?: (capabilities: ServerCapabilities, era: Era) => boolean;
+  /** Its part in the calls of the tools whose options ask for it. */
+  readonly tools?: ToolCallHook;
+  /**
+   * An event on its way to the server's legacy sessions (`sessions`, initialized or not):
+   * returns true when the extension delivered it itself, so that nothing else does.
+   */
+  readonly deliverToLegacy?: (event: SubscriptionEvent, sessions: Iterable<LegacyPeer>) => boolean;
+  /**
+   * A subscriptions/listen stream asks for `taskIds`: the owner key whose task status the
+   * stream hears; throws (a JsonRpcError) to refuse the stream.
+   */
+  readonly listenOwner?: (clientCapabilities: ClientCapabilities, principal: unknown) => string;
+  /** Awaited by server.close(), once every connection has closed. */
+  readonly close?: () => Promise<void>;
+}
+
+/** A legacy session as an extension reaches it (see ServerExtension.deliverToLegacy). */
+export interface LegacyPeer {
+  /** The transport's session id, when it has one (Streamable HTTP). */
+  readonly sessionId: string | undefined;
+  /** A notification on the session, once it is initialized (dropped before). */
+  notifyInitialized(method: string, params: JsonObject, origin?: string): void;
+}
+
+/**
+ * The MCP server without any extension installed: register tools, resources and prompts once,
+ * then connect it to any number of transports. Each connection serves modern requests
+ * (per-request `_meta`) and, unless turned off, legacy `initialize` sessions, with the same
+ * handlers. McpServer is this with the tasks extension installed; transports take either.
  */
 /*
- * McpServer fits ServerCore (what connections and the HTTP binding use) structurally: no
+ * McpServerBase fits ServerCore (what connections and the HTTP binding use) structurally: no
  * `implements` clause, so the declarations can leave its internal members out.
  */
-export class McpServer {
+export class McpServerBase {
   readonly options: McpServerOptions;
   /** @internal for transports and connections. */
   readonly modernEnabled: boolean;

@@ -2,7 +2,7 @@ import type { JsonObject } from "../jsonrpc/types.js";
 import type { Tool } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
 import type { HandlerContext } from "./context.js";
-import type { ToolOptions } from "./tool-registry.js";
+import type { ToolOptions } from "./tool-options.js";
 
 /**
  * How an extension takes part in the calls of the tools whose options ask for it (the tasks

@@ -12,11 +12,7 @@ import { defaultValidator } from "../schema/default-validator.js";
 import { SchemaError, type SchemaValidator } from "../schema/validator.js";
 import type { HandlerContext } from "./context.js";
 import { paginate, Registry, withCursor } from "./registry.js";
-import {
-  checkRequiredCapabilities,
-  type RequiredClientCapabilities,
-  requirementError,
-} from "./required-capabilities.js";
+import { checkRequiredCapabilities, requirementError } from "./required-capabilities.js";
 import {
   type SchemaInput,
   type SchemaOutput,
@@ -27,6 +23,9 @@ import {
 } from "./schema-source.js";
 import { checkScopes } from "./scopes.js";
 import type { AdoptedTool, ToolCallHook, ToolInvocation } from "./tool-hooks.js";
+import type { ToolOptions } from "./tool-options.js";
+
+export type { ToolOptions } from "./tool-options.js";
 
 /**
  * A tool's handler. With schema-library schemas, `args` is the inputSchema's output type
@@ -53,24 +52,6 @@ export interface ToolDefinition<
    */
   inputSchema?: I;
   outputSchema?: O;
-}
-
-export interface ToolOptions {
-  /**
-   * Client capabilities the tool cannot work without, e.g. `{ elicitation: {} }` or
-   * `{ sampling: { tools: {} } }`. A client that lacks any gets -32021 (data.requiredCapabilities
-   * naming what it lacks) before the handler runs, and on Streamable HTTP before any byte of a
-   * stream: the 400 the spec asks for, not an error inside a 200 stream.
-   */
-  requiredClientCapabilities?: RequiredClientCapabilities;
-  /**
-   * OAuth scopes a caller's access token must carry to call the tool, e.g. `["files:write"]`.
-   * Enforced on an HTTP endpoint protected with `auth` (mcpwire/auth's protectResource): a
-   * token without them gets HTTP 403 insufficient_scope naming them, before the handler runs.
-   */
-  scopes?: readonly string[];
-  // Extensions add options of their own here (module augmentation): the tasks extension's
-  // `task` is declared in tasks/tool-task.ts.
 }
 
 interface RegisteredTool {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Transport } from "../../src/protocol/transport.js";
-import type { McpServer } from "../../src/server/mcp-server.js";
+import type { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { connectSocket, listenSocket } from "../../src/transports/socket/index.js";
 

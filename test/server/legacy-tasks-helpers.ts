@@ -1,5 +1,5 @@
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
-import type { McpServer } from "../../src/server/mcp-server.js";
+import type { McpServer } from "../../src/server/index.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { assertLegacyShape } from "../helpers/legacy-schema.js";
 import type { RpcReply } from "./tasks-helpers.js";

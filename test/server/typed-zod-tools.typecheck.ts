@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
-import type { McpServer } from "../../src/server/mcp-server.js";
+import type { McpServer } from "../../src/server/index.js";
 
 export function registerTypedTools(server: McpServer): void {
   server.tool(

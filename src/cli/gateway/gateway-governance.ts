@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { isPlainObject } from "../../jsonrpc/errors.js";
 import { type AuditFile, audit, auditFile, visibility } from "../../middleware/index.js";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServerBase } from "../../server/mcp-server.js";
 import { printableLine } from "../../text/printable.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { UsageError } from "../core/errors.js";
@@ -36,7 +36,7 @@ ${LIMIT_USAGE}`;
 
 export interface Governance {
   /** Adds the rules, the audit trail and the limits to the server offering `serverName` (if any). */
-  apply(server: McpServer, serverName: string | undefined): void;
+  apply(server: McpServerBase, serverName: string | undefined): void;
   close(): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 import { isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
 import type { OutgoingCall, PreparedCall } from "../call-hooks.js";
-import type { ClientExtension, McpClient } from "../mcp-client.js";
+import type { ClientExtension, McpClientBase } from "../mcp-client.js";
 import { awaitTask, ClientTasks, TASKS_EXTENSION, TaskCancelledError } from "./client-tasks.js";
 import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy.js";
 
@@ -45,7 +45,7 @@ interface LegacyTaskCall extends PreparedCall {
  * The client side of the tasks extension (extensions/tasks/tasks.md) and of 2025-11-25 tasks:
  * declares the extension on modern requests, sends a legacy tools/call as a task where the
  * tool asks for one, and carries a call answered with a task to the tool's result (unless
- * CallOptions.returnTaskHandle). McpClient as mcpwire/client exports it installs one.
+ * CallOptions.returnTaskHandle). McpClient (mcpwire/client) installs one.
  */
 export class ClientTasksExtension implements ClientExtension {
   readonly id = TASKS_EXTENSION;
@@ -53,7 +53,7 @@ export class ClientTasksExtension implements ClientExtension {
   readonly tasks: ClientTasks;
   readonly calls = { prepare: this.prepare.bind(this), finish: this.finish.bind(this) };
   private readonly declared: boolean;
-  private client: McpClient | undefined;
+  private client: McpClientBase | undefined;
   /** Per legacy handshake (its capabilities object), each tool's execution.taskSupport. */
   private readonly legacySupports = new WeakMap<object, Promise<Map<string, string>>>();
 
@@ -70,7 +70,7 @@ export class ClientTasksExtension implements ClientExtension {
   readonly capability = (era: "modern" | "legacy"): JsonObject | undefined =>
     era === "modern" && this.declared ? {} : undefined;
 
-  setup(client: McpClient): void {
+  setup(client: McpClientBase): void {
     this.client = client;
   }
 
@@ -152,7 +152,7 @@ export class ClientTasksExtension implements ClientExtension {
     return known;
   }
 
-  private host(): McpClient {
+  private host(): McpClientBase {
     if (!this.client) throw new Error("the tasks extension is not installed on a client");
     return this.client;
   }

@@ -4,7 +4,7 @@
  * SKILL.md (also its frontmatter against the entry's), read directories, and fetch a whole skill
  * as files with relative paths (for a download). It calls only what the server declared.
  */
-import type { McpClient } from "../../client/mcp-client.js";
+import type { McpClientBase } from "../../client/mcp-client.js";
 import { collectPages } from "../../client/pagination.js";
 import type { CallOptions, Paginated } from "../../client/types.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
@@ -51,9 +51,9 @@ export interface SkillFile {
 const MAX_DIRECTORY_DEPTH = 16;
 
 export class SkillsClient {
-  private readonly client: McpClient;
+  private readonly client: McpClientBase;
 
-  constructor(client: McpClient) {
+  constructor(client: McpClientBase) {
     this.client = client;
   }
 

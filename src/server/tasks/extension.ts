@@ -8,11 +8,10 @@ import type { ClientCapabilities, ServerCapabilities, Tool } from "../../protoco
 import type { Era } from "../../protocol/versions.js";
 import { checkClusterSecret } from "../cluster-check.js";
 import type { HandlerContext } from "../context.js";
-import type { McpServer } from "../mcp-server.js";
-import type { LegacyPeer, ServerExtension } from "../server-extension.js";
+import type { LegacyPeer, McpServerBase, ServerExtension } from "../mcp-server.js";
 import type { SubscriptionEvent } from "../subscriptions.js";
 import type { AdoptedTool, ToolCallHook } from "../tool-hooks.js";
-import type { ToolOptions } from "../tool-registry.js";
+import type { ToolOptions } from "../tool-options.js";
 import { LegacyTasks } from "./legacy-tasks.js";
 import {
   LEGACY_TASK_METHODS,
@@ -26,7 +25,7 @@ import { taskNotification } from "./task-view.js";
 import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./wire.js";
 
 // The options this extension reads, added to the core's option types.
-declare module "../tool-registry.js" {
+declare module "../tool-options.js" {
   interface ToolOptions {
     /**
      * Whether calls may run as tasks (the io.modelcontextprotocol/tasks extension): `never` by
@@ -56,7 +55,7 @@ const TASK_METHOD_NAMES = [
 
 /**
  * The tasks extension (extensions/tasks/tasks.md) and, from the same records, the tasks of
- * 2025-11-25 (basic/utilities/tasks.mdx). McpServer as mcpwire/server exports it installs one;
+ * 2025-11-25 (basic/utilities/tasks.mdx). McpServer (mcpwire/server) installs one;
  * it offers nothing until a tool is registered with `task`, and makes its task store then.
  */
 export class TasksExtension implements ServerExtension {
@@ -66,7 +65,7 @@ export class TasksExtension implements ServerExtension {
   >;
   readonly tools: ToolCallHook;
   private readonly options: TasksOptions;
-  private server: McpServer | undefined;
+  private server: McpServerBase | undefined;
   private taskManager: TaskManager | undefined;
   private legacyTasks: LegacyTasks | undefined;
 
@@ -82,7 +81,7 @@ export class TasksExtension implements ServerExtension {
     );
   }
 
-  setup(server: McpServer): void {
+  setup(server: McpServerBase): void {
     this.server = server;
     if (this.options.store?.sharedAcrossInstances)
       checkClusterSecret(server.options, "tasks.store");
@@ -185,7 +184,7 @@ export class TasksExtension implements ServerExtension {
     return this.server?.hasToolsAdoptedBy(this.tools) === true;
   }
 
-  private host(): McpServer {
+  private host(): McpServerBase {
     if (!this.server) throw new Error("the tasks extension is not installed on a server");
     return this.server;
   }

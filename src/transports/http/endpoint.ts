@@ -10,7 +10,7 @@ import type { JsonObject, JsonRpcId, JsonRpcMessage } from "../../jsonrpc/types.
 import type { HeaderSource } from "../../protocol/http-headers.js";
 import { META } from "../../protocol/meta.js";
 import type { MessageContext } from "../../protocol/transport.js";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServerBase } from "../../server/mcp-server.js";
 import {
   Exchange,
   jsonReply,
@@ -62,7 +62,7 @@ function errorReply(id: JsonRpcId, error: JsonRpcError, base: HeaderPairs): Plai
 }
 
 export class HttpEndpoint {
-  readonly server: McpServer;
+  readonly server: McpServerBase;
   readonly options: HttpHandlerOptions;
   readonly transport: HttpServerTransport;
   readonly connection;
@@ -77,7 +77,7 @@ export class HttpEndpoint {
   private readonly streaming: Set<string>;
   private readonly checkContext: RequestCheckContext;
 
-  constructor(server: McpServer, options: HttpHandlerOptions) {
+  constructor(server: McpServerBase, options: HttpHandlerOptions) {
     const legacyOptions =
       options.legacy === false || !server.legacyEnabled
         ? undefined
@@ -85,7 +85,9 @@ export class HttpEndpoint {
           ? {}
           : options.legacy;
     if (!server.modernEnabled && !legacyOptions) {
-      throw new Error("createHttpHandler: the McpServer serves no era this handler has turned on");
+      throw new Error(
+        "createHttpHandler: the McpServerBase serves no era this handler has turned on",
+      );
     }
     if (options.auth && options.authenticate) {
       throw new Error("createHttpHandler: pass auth or authenticate, not both");

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServerBase } from "../../server/mcp-server.js";
 import { awaitFirstRequest, firstRequestArrived } from "./node-connections.js";
 import { requestArrived } from "./node-delivery.js";
 import { RawHeaders, serveFastPost, takesFastPath } from "./node-fast-path.js";
@@ -83,7 +83,7 @@ export function createNodeListener(
 }
 
 export async function serveHttp(
-  mcpServer: McpServer,
+  mcpServer: McpServerBase,
   options: ServeHttpOptions = {},
 ): Promise<ServedHttp> {
   const {

@@ -8,7 +8,7 @@ import { ErrorCode } from "../../jsonrpc/errors.js";
 import { fromUtf8 } from "../../platform/bytes.js";
 import { readUpTo } from "../../platform/read-capped.js";
 import type { MessageContext } from "../../protocol/transport.js";
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServerBase } from "../../server/mcp-server.js";
 import { HttpEndpoint, rpcErrorReply } from "./endpoint.js";
 import { toResponse, WebReplySink } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";
@@ -35,7 +35,7 @@ export function endpointOf(handler: HttpHandler): HttpEndpoint | undefined {
 }
 
 export function createHttpHandler(
-  server: McpServer,
+  server: McpServerBase,
   options: HttpHandlerOptions = {},
 ): HttpHandler {
   const endpoint = new HttpEndpoint(server, options);

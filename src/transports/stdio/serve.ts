@@ -1,4 +1,4 @@
-import type { McpServer } from "../../server/mcp-server.js";
+import type { McpServerBase } from "../../server/mcp-server.js";
 import { StdioServerTransport, type StdioServerTransportOptions } from "./server.js";
 
 /**
@@ -6,7 +6,7 @@ import { StdioServerTransport, type StdioServerTransportOptions } from "./server
  * idle timeout; resolves once everything is flushed and released, so the process can exit.
  */
 export async function serveStdio(
-  server: McpServer,
+  server: McpServerBase,
   options: StdioServerTransportOptions = {},
 ): Promise<void> {
   const connection = server.serve(new StdioServerTransport(options));

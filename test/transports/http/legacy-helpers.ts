@@ -3,7 +3,7 @@
  * on a gate, a raw session client (initialize, POST, GET, DELETE), and an SSE event reader that
  * keeps event ids and retry fields.
  */
-import type { McpServer } from "../../../src/server/mcp-server.js";
+import type { McpServer } from "../../../src/server/index.js";
 import type { ServeHttpOptions } from "../../../src/transports/http/node-adapter.js";
 import { serveHttp } from "../../../src/transports/http/node-adapter.js";
 import { buildTestServer, type Wire } from "./http-helpers.js";

@@ -9,7 +9,7 @@ import { unref } from "../../../platform/scheduling.js";
 import { HEADER, type HeaderSource } from "../../../protocol/http-headers.js";
 import type { MessageContext } from "../../../protocol/transport.js";
 import { isLegacyVersion } from "../../../protocol/versions.js";
-import type { McpServer } from "../../../server/mcp-server.js";
+import type { McpServerBase } from "../../../server/mcp-server.js";
 import { ignoring } from "../../../text/ignored-error.js";
 import type { HeaderPairs } from "../security.js";
 import type { ClusterMessage } from "./cluster.js";
@@ -56,7 +56,7 @@ export interface LegacyHandlerSettings {
 }
 
 export class LegacyHandler {
-  private readonly server: McpServer;
+  private readonly server: McpServerBase;
   private readonly options: LegacyOptions;
   private readonly settings: LegacyHandlerSettings;
   private readonly sessions: SessionStore<LegacySession>;
@@ -76,7 +76,7 @@ export class LegacyHandler {
   private readonly member: ClusterMember | undefined;
   private closing = false;
 
-  constructor(server: McpServer, options: LegacyOptions, settings: LegacyHandlerSettings) {
+  constructor(server: McpServerBase, options: LegacyOptions, settings: LegacyHandlerSettings) {
     this.server = server;
     this.options = options;
     this.settings = settings;

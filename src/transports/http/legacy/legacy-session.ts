@@ -9,7 +9,7 @@ import { base64url } from "../../../platform/bytes.js";
 import { HEADER } from "../../../protocol/http-headers.js";
 import type { MessageContext } from "../../../protocol/transport.js";
 import type { ServerConnection } from "../../../server/connection.js";
-import type { McpServer } from "../../../server/mcp-server.js";
+import type { McpServerBase } from "../../../server/mcp-server.js";
 import type { HeaderPairs } from "../security.js";
 import { formatSseEvent, SseStream } from "../sse.js";
 import type { ClusterMessage, ClusterSessionRecord } from "./cluster.js";
@@ -118,7 +118,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
    * rebuilt; a new one is minted otherwise.
    */
   constructor(
-    server: McpServer,
+    server: McpServerBase,
     options: LegacySessionOptions,
     principal: unknown,
     id?: string,
@@ -141,7 +141,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
    * state comes from the shared record; streams stay where they are written.
    */
   static adopt(
-    server: McpServer,
+    server: McpServerBase,
     options: LegacySessionOptions,
     principal: unknown,
     record: ClusterSessionRecord,
@@ -181,7 +181,7 @@ export class LegacySession implements SessionTransportHost, LinkedSession {
    * event store as they are.
    */
   static async rebuild(
-    server: McpServer,
+    server: McpServerBase,
     options: LegacySessionOptions,
     principal: unknown,
     record: SessionRecord,

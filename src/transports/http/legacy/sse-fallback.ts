@@ -12,7 +12,7 @@ import type {
   Transport,
   TransportReceiver,
 } from "../../../protocol/transport.js";
-import type { McpServer } from "../../../server/mcp-server.js";
+import type { McpServerBase } from "../../../server/mcp-server.js";
 import { jsonResponse } from "../exchange.js";
 import { DEFAULT_MAX_BACKLOG_BYTES, SseStream } from "../sse.js";
 
@@ -99,14 +99,14 @@ interface FallbackSession {
 export class SseFallback {
   readonly ssePath: string;
   readonly messagesPath: string;
-  private readonly server: McpServer;
+  private readonly server: McpServerBase;
   private readonly keepAliveMs: number;
   private readonly maxBacklogBytes: number;
   private readonly maxSessions: number;
   private readonly sessions = new Map<string, FallbackSession>();
 
   constructor(
-    server: McpServer,
+    server: McpServerBase,
     options: LegacySseOptions,
     keepAliveMs: number,
     maxBacklogBytes = DEFAULT_MAX_BACKLOG_BYTES,
