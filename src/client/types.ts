@@ -95,7 +95,7 @@ export interface McpClientOptions {
   /** Most input_required rounds answered for one call before it fails (default 8). */
   maxInputRounds?: number;
   // Extensions add options of their own here (module augmentation): the tasks extension's
-  // `tasks` is declared in tasks/extension.ts.
+  // `tasks` is declared in tasks/client-tasks.ts.
   /**
    * Checks each tool result's structuredContent against the outputSchema the server listed
    * for the tool (seen in a tools/list answer): a result that does not match rejects callTool
@@ -120,7 +120,7 @@ export interface ConnectOptions {
 export interface CallOptions extends RequestOptions {
   /** Extra `_meta` for the request (merged with the protocol fields). */
   _meta?: JsonObject;
-  // The tasks extension adds returnTaskHandle, task and onTaskStatus (tasks/extension.ts).
+  // The tasks extension adds returnTaskHandle, task and onTaskStatus (tasks/client-tasks.ts).
   /**
    * Handed to the handlers that answer this call's input requests (multi round-trip rounds, and
    * a task's while the call waits for it) as ServerRequestContext.origin.

@@ -16,5 +16,5 @@ export interface ToolOptions {
    */
   scopes?: readonly string[];
   // Extensions add options of their own here (module augmentation): the tasks extension's
-  // `task` is declared in tasks/extension.ts.
+  // `task` is declared in tasks/task-call.ts.
 }

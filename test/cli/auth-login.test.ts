@@ -287,9 +287,11 @@ describe("mcpwire auth login --device opening the browser", () => {
         });
         const code = await printedUrl(login, /enter the code (\S+)/);
         if (!hostile) {
-          const url = await waitFor("the browser", () =>
-            existsSync(opened) ? readFileSync(opened, "utf8") : undefined,
-          );
+          // The file exists a moment before its line is in it.
+          const url = await waitFor("the browser", () => {
+            const line = existsSync(opened) ? readFileSync(opened, "utf8") : "";
+            return line.endsWith("\n") ? line : undefined;
+          });
           assert.equal(url, `${fixture.as.issuer}/device?user_code=${code}\n`);
         }
         await fetch(`${fixture.as.issuer}/device`, {

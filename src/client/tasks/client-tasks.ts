@@ -8,6 +8,34 @@ import type { ClientHandlers } from "../types.js";
 import { fromLegacyTask } from "./legacy.js";
 import { statusChanges } from "./status.js";
 
+// The tasks options, added to the core's option types here: a program that sees ClientTasks
+// (mcpwire/client exports it) sees them.
+declare module "../types.js" {
+  interface McpClientOptions {
+    /**
+     * Declare the tasks extension on modern requests. Default: yes, unless `capabilities` is
+     * given (those are then sent as they are); true adds it to them. Tool calls the server
+     * turns into tasks are polled to their end by callTool.
+     */
+    tasks?: boolean;
+  }
+  interface CallOptions {
+    /**
+     * tools/call answered with a task (the tasks extension): true returns the CreateTaskResult
+     * as it came (drive it with client.tasks); by default the call waits for the final result.
+     */
+    returnTaskHandle?: boolean;
+    /**
+     * tools/call on a legacy server with 2025-11-25 tasks: also run a tool whose
+     * execution.taskSupport is "optional" as a task (`ttlMs`: the lifetime asked for).
+     * "required" ones always are; modern servers (the extension) decide themselves.
+     */
+    task?: boolean | { ttlMs?: number };
+    /** Each status of a task the call waits for (working, input_required, ...). */
+    onTaskStatus?: (task: JsonObject) => void;
+  }
+}
+
 /** The tasks extension's identifier (io.modelcontextprotocol/tasks). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 

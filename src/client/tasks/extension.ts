@@ -5,33 +5,6 @@ import type { ClientExtension, McpClientBase } from "../mcp-client.js";
 import { awaitTask, ClientTasks, TASKS_EXTENSION, TaskCancelledError } from "./client-tasks.js";
 import { awaitLegacyTask, takesLegacyToolTasks, taskSupportOf } from "./legacy.js";
 
-// The options this extension reads, added to the core's option types.
-declare module "../types.js" {
-  interface McpClientOptions {
-    /**
-     * Declare the tasks extension on modern requests. Default: yes, unless `capabilities` is
-     * given (those are then sent as they are); true adds it to them. Tool calls the server
-     * turns into tasks are polled to their end by callTool.
-     */
-    tasks?: boolean;
-  }
-  interface CallOptions {
-    /**
-     * tools/call answered with a task (the tasks extension): true returns the CreateTaskResult
-     * as it came (drive it with client.tasks); by default the call waits for the final result.
-     */
-    returnTaskHandle?: boolean;
-    /**
-     * tools/call on a legacy server with 2025-11-25 tasks: also run a tool whose
-     * execution.taskSupport is "optional" as a task (`ttlMs`: the lifetime asked for).
-     * "required" ones always are; modern servers (the extension) decide themselves.
-     */
-    task?: boolean | { ttlMs?: number };
-    /** Each status of a task the call waits for (working, input_required, ...). */
-    onTaskStatus?: (task: JsonObject) => void;
-  }
-}
-
 /** Enough for any real server; a hostile one cannot keep the first call listing forever. */
 const MAX_TOOL_PAGES = 100;
 

@@ -24,27 +24,6 @@ import { callWithTask, type ToolTaskOptions } from "./task-call.js";
 import { taskNotification } from "./task-view.js";
 import { declaresTasks, TASKS_EXTENSION, tasksRequirement } from "./wire.js";
 
-// The options this extension reads, added to the core's option types.
-declare module "../tool-options.js" {
-  interface ToolOptions {
-    /**
-     * Whether calls may run as tasks (the io.modelcontextprotocol/tasks extension): `never` by
-     * default. With `required`, a client that did not declare the extension gets -32021.
-     */
-    task?: ToolTaskOptions;
-  }
-}
-
-declare module "../server-core.js" {
-  interface McpServerOptions {
-    /**
-     * The tasks extension (io.modelcontextprotocol/tasks), used by tools registered with
-     * `task`: the task store and default ttlMs / pollIntervalMs.
-     */
-    tasks?: TasksOptions;
-  }
-}
-
 const TASK_METHOD_NAMES = [
   "tasks/get",
   "tasks/update",

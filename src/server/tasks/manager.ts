@@ -61,6 +61,17 @@ export interface TasksOptions {
 }
 
 /** What a task's background run is. */
+// McpServerOptions.tasks, added to the core's type here, beside TasksOptions.
+declare module "../server-core.js" {
+  interface McpServerOptions {
+    /**
+     * The tasks extension (io.modelcontextprotocol/tasks), used by tools registered with
+     * `task`: the task store and default ttlMs / pollIntervalMs.
+     */
+    tasks?: TasksOptions;
+  }
+}
+
 export interface TaskRunInfo {
   taskId: string;
   /** The tool whose handler runs. */

@@ -46,6 +46,18 @@ export interface ToolTaskOptions {
   start?: "call" | "handler";
 }
 
+// ToolOptions.task, added to the core's type here, beside its own: a program that sees
+// ToolTaskOptions (mcpwire/server exports it) sees the option.
+declare module "../tool-options.js" {
+  interface ToolOptions {
+    /**
+     * Whether calls may run as tasks (the io.modelcontextprotocol/tasks extension): `never` by
+     * default. With `required`, a client that did not declare the extension gets -32021.
+     */
+    task?: ToolTaskOptions;
+  }
+}
+
 export type { ToolInvocation } from "../tool-hooks.js";
 
 /**
