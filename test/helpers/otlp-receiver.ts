@@ -20,6 +20,8 @@ export interface ReceivedSpan {
   attributes: Record<string, string | number | boolean>;
   /** service.name of the resource that sent it. */
   service: string | undefined;
+  /** The spans it links to. */
+  links: { traceId: string; spanId: string }[];
 }
 
 export interface OtlpReceiver {
@@ -146,6 +148,11 @@ function jsonSpans(body: any): ReceivedSpan[] {
           kind: span.kind,
           attributes: jsonAttributes(span.attributes),
           service: service === undefined ? undefined : String(service),
+          // biome-ignore lint/suspicious/noExplicitAny: OTLP JSON, read loosely.
+          links: (span.links ?? []).map((link: any) => ({
+            traceId: link.traceId,
+            spanId: link.spanId,
+          })),
         });
       }
     }
@@ -259,6 +266,11 @@ function protobufSpans(body: Buffer): ReceivedSpan[] {
           kind: Number(kind),
           attributes: protobufAttributes(messages(span, 9)),
           service: service === undefined ? undefined : String(service),
+          // Span.links = 13, each a Link (trace_id 1, span_id 2).
+          links: messages(span, 13).map((link) => ({
+            traceId: hex(link, 1),
+            spanId: hex(link, 2),
+          })),
         });
       }
     }

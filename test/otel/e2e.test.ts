@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { SERVER_EVERYTHING } from "../cli/gateway-run.js";
 import {
   CLI,
   EVERYTHING_SERVER,
@@ -27,6 +28,7 @@ import {
   startOtlpReceiver,
 } from "../helpers/otlp-receiver.js";
 
+const INTERNAL = 1;
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -281,6 +283,61 @@ describe("mcpwire call --otel and the everything example --otel, over OTLP/HTTP"
       assert.equal(gatewayServer.parentSpanId, client.spanId);
       assert.equal(gatewayClient.parentSpanId, gatewayServer.spanId);
       assert.equal(child.parentSpanId, gatewayClient.spanId);
+    } finally {
+      await stop(gateway);
+    }
+  });
+
+  it("through mcpwire gateway --otel: a task the gateway runs for its child is a trace of its own, linked to the call", async () => {
+    // The official everything server speaks 2025-11-25 tasks; our command, the extension: the
+    // gateway bridges the two with a task of its own, whose run outlives the call that made it.
+    const gatewayEnv = otelEnv("gateway", "http/json");
+    const gateway = startCli(
+      [
+        "gateway",
+        "--otel",
+        "--listen",
+        "127.0.0.1:0",
+        "--",
+        process.execPath,
+        ...SERVER_EVERYTHING,
+      ],
+      { env: gatewayEnv },
+    );
+    try {
+      const url = await listeningAddress(gateway, "stderr");
+      const run = await runCli(
+        ["call", "--otel", url, "simulate-research-query", '{"topic":"tides"}'],
+        { env: otelEnv("cli", "http/json") },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /Research Report: tides/);
+      const traceId = traceIdFrom(run.stderr);
+      const name = "tools/call simulate-research-query";
+      const isRun = (span: ReceivedSpan) =>
+        span.service === "gateway" && span.kind === INTERNAL && span.name === name;
+      await receiver.until(() => receiver.spans.some(isRun), "the task's run span");
+      const creating = one(
+        spansOf(traceId),
+        (span) => span.service === "gateway" && span.kind === SERVER && span.name === name,
+        "gateway SERVER span of the call",
+      );
+      const taskRun = one(receiver.spans, isRun, "task run span");
+      assert.equal(taskRun.parentSpanId, "");
+      assert.notEqual(taskRun.traceId, traceId);
+      assert.equal(typeof taskRun.attributes["mcp.task.id"], "string");
+      assert.equal(taskRun.attributes["gen_ai.tool.name"], "simulate-research-query");
+      assert.deepEqual(taskRun.links, [{ traceId, spanId: creating.spanId }]);
+      // The run's own call to the child is in the run's trace.
+      await receiver.until(
+        () => spansOf(taskRun.traceId).some((span) => span.kind === CLIENT),
+        "the run's CLIENT span to the child",
+      );
+      const toChild = spansOf(taskRun.traceId).filter(
+        (span) => span.kind === CLIENT && span.attributes["mcp.method.name"] === "tools/call",
+      );
+      assert.equal(toChild.length, 1, "one tools/call to the child under the run");
+      assert.equal(toChild[0]?.parentSpanId, taskRun.spanId);
     } finally {
       await stop(gateway);
     }

@@ -9,11 +9,13 @@ import type { ClientMiddleware } from "../../client/middleware-chain.js";
 import type { JsonRpcMessage } from "../../jsonrpc/types.js";
 import type { McpServer } from "../../server/index.js";
 import type { ServerMiddleware } from "../../server/middleware-chain.js";
+import type { TaskRunner } from "../../server/tasks/manager.js";
 
 let clientMiddleware: ClientMiddleware | undefined;
 let serverMiddleware: ServerMiddleware | undefined;
 let sessionRecorder: ((client: McpClient) => void) | undefined;
 let relayObserver: (() => RelayObserver) | undefined;
+let taskRunner: TaskRunner | undefined;
 
 /** What traces the messages a relay (tap) forwards without a client or server of its own. */
 export interface RelayObserver {
@@ -29,11 +31,19 @@ export function setInstrumentation(hooks: {
   clientSession: (client: McpClient) => void;
   /** Makes the tracer of one relay's stdio traffic (tap). */
   relay: () => RelayObserver;
+  /** Runs each task a server of the command runs itself (the gateway's bridged tasks). */
+  taskRuns: TaskRunner;
 }): void {
   clientMiddleware = hooks.client;
   serverMiddleware = hooks.server;
   sessionRecorder = hooks.clientSession;
   relayObserver = hooks.relay;
+  taskRunner = hooks.taskRuns;
+}
+
+/** TasksOptions for a server the command makes: its task runs traced under --otel. */
+export function tracedTasks(): { tasks: { runTask: TaskRunner } } | Record<string, never> {
+  return taskRunner ? { tasks: { runTask: taskRunner } } : {};
 }
 
 /** The tracer for a relay's messages under --otel; undefined without. */

@@ -11,6 +11,7 @@ import { otelClientMiddleware, otelServerMiddleware } from "../../otel/middlewar
 import { RelayTracer } from "../../otel/relay.js";
 import { OtelSetupError } from "../../otel/sdk.js";
 import { recordClientSession } from "../../otel/session.js";
+import { otelTaskRuns } from "../../otel/task-runs.js";
 import { CliError } from "./errors.js";
 import { setInstrumentation } from "./instrumentation.js";
 import { writeErr } from "./terminal.js";
@@ -29,6 +30,7 @@ export async function startCliTelemetry(verb: string): Promise<CommandTelemetry>
       server: otelServerMiddleware(),
       clientSession: recordClientSession,
       relay: () => new RelayTracer({ transport: NETWORK_TRANSPORT.pipe }),
+      taskRuns: otelTaskRuns(),
     });
     if (telemetry.traceId !== undefined) writeErr(`mcpwire: trace ${telemetry.traceId}`);
     return telemetry;

@@ -9,7 +9,12 @@ import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import type { ToolRules } from "../connect/config-file.js";
 import { logLine } from "../connect/session.js";
 import { WireLogTransport } from "../connect/wire-log.js";
-import { clientConnected, instrumentClient, instrumentServer } from "../core/instrumentation.js";
+import {
+  clientConnected,
+  instrumentClient,
+  instrumentServer,
+  tracedTasks,
+} from "../core/instrumentation.js";
 import { writeErrChunk } from "../core/terminal.js";
 import { CHILD_CLIENT_CAPABILITIES, GatewayServer } from "./gateway-server.js";
 import { childStartFailure, StartupStderr } from "./gateway-start.js";
@@ -157,6 +162,7 @@ export async function gatewayClient(
     maxUrisPerStream: settings.maxUrisPerStream,
     childTimeoutMs: settings.timeoutMs,
     ...(settings.toolRules ? { toolRules: settings.toolRules } : {}),
+    ...tracedTasks(),
   });
   instrumentServer(server);
   server.start();

@@ -320,6 +320,7 @@ export class GatewayServer extends McpServer {
           context,
           run,
           task,
+          typeof params.name === "string" ? params.name : undefined,
         );
         return isTaskHandle(result) ? result : withoutConnectionFields(result);
       }
