@@ -51,6 +51,8 @@ import type {
 } from "./types.js";
 
 const DEFAULT_PROBE_TIMEOUT_MS = 3000;
+/** Transports that send a request as text: none of them hands on the params object itself. */
+const SERIALISING = new Set<string | undefined>(["stdio", "socket", "http", "sse", "stream"]);
 /** The requests a modern server may answer with input_required (MRTR "Supported Requests"). */
 const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
@@ -92,6 +94,18 @@ export class ClientConnection {
   protected readonly middleware = new MiddlewareStack<ClientMiddlewareContext>();
   /** CallOptions.origin of the wire requests open now, by id (made on first use). */
   private origins: Map<JsonRpcId, unknown> | undefined;
+  /**
+   * The reserved `_meta` of modern requests (frozen, shared by them while no middleware is
+   * installed), made again when the version, capabilities or log level it says change.
+   */
+  private modernBase:
+    | {
+        protocolVersion: string;
+        capabilities: ClientCapabilities;
+        logLevel: LoggingLevel | undefined;
+        meta: JsonObject;
+      }
+    | undefined;
 
   constructor(options: McpClientOptions) {
     this.options = options;
@@ -602,13 +616,26 @@ export class ClientConnection {
   private wireParams(params: JsonObject | undefined, extraMeta: JsonObject | undefined) {
     const state = this.state!;
     if (state.era === "legacy") return withMeta(params, undefined, extraMeta);
-    const base = modernMeta({
-      protocolVersion: state.protocolVersion,
-      clientInfo: this.options.clientInfo,
-      capabilities: this.modernCapabilities,
-      logLevel: this.logLevel,
-    });
-    return withMeta(params, base, extraMeta);
+    let base = this.modernBase;
+    if (
+      base === undefined ||
+      base.protocolVersion !== state.protocolVersion ||
+      base.capabilities !== this.modernCapabilities ||
+      base.logLevel !== this.logLevel
+    ) {
+      const fields = {
+        protocolVersion: state.protocolVersion,
+        clientInfo: this.options.clientInfo,
+        capabilities: this.modernCapabilities,
+        logLevel: this.logLevel,
+      };
+      base = { ...fields, meta: Object.freeze(modernMeta(fields)) };
+      this.modernBase = base;
+    }
+    // Middleware may change a request's `_meta` in place, and an unserialised transport hands
+    // it to the server as is: those get a copy of their own.
+    const share = this.middleware.empty && SERIALISING.has(this.transport?.kind);
+    return withMeta(params, base.meta, extraMeta, share);
   }
 
   /**

@@ -39,18 +39,23 @@ export function modernMeta(fields: {
   return meta;
 }
 
-/** Params with extra `_meta` merged in; the caller's keys win over `base`. */
+/**
+ * Params with extra `_meta` merged in; the caller's keys win over `base`. `shareBase`: when
+ * nothing is merged into it, `base` itself becomes the `_meta` (no copy per request; the caller
+ * keeps it frozen).
+ */
 export function withMeta(
   params: JsonObject | undefined,
   base: JsonObject | undefined,
   extra: JsonObject | undefined,
+  shareBase = false,
 ): JsonObject | undefined {
   const own = isPlainObject(params?._meta) ? params._meta : undefined;
   if (!base && !extra && !own) return params;
   // Object.assign, not a spread that adds `_meta`: on Node 20 such copies outlived their request
   // in the young generation (see McpServer.decorateModern).
   const merged: JsonObject = Object.assign({}, params);
-  merged._meta = Object.assign({}, base, own, extra);
+  merged._meta = shareBase && base && !own && !extra ? base : Object.assign({}, base, own, extra);
   return merged;
 }
 

@@ -8,6 +8,7 @@ import {
 } from "../../src/client/results.js";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject } from "../../src/jsonrpc/types.js";
+import type { Transport } from "../../src/protocol/transport.js";
 import { discoverResult, errorReply, type FakeServer, fakePair, metaOf } from "./fake-server.js";
 
 const clientInfo = { name: "test-client", version: "0.0.1" };
@@ -186,6 +187,44 @@ describe("modern connections", () => {
     await client.listTools();
     assert.equal(client.protocolVersion, "2027-01-01");
     assert.equal(server.requests("tools/list").length, 2);
+    await client.close();
+  });
+  it("shares one protocol _meta between requests on a byte stream, never one a middleware changed", async () => {
+    // The client sends the same frozen `_meta` object on every request of a transport that
+    // serialises; a middleware gets its own copy, so what it changes stays in its request.
+    const { transport, server } = fakePair();
+    const stream: Transport = {
+      kind: "stream",
+      get closed() {
+        return transport.closed;
+      },
+      start: (receiver) => transport.start(receiver),
+      send: (message, options) => transport.send(message, options),
+      close: () => transport.close(),
+    };
+    server.on("server/discover", discoverResult());
+    server.on("tools/list", { result: { resultType: "complete", tools: [] } });
+    const client = new McpClient({ clientInfo, capabilities });
+    await client.connect(stream);
+    await client.listTools();
+    await client.setLogLevel("info");
+    await client.listTools();
+    let marks = 1;
+    client.use("tools/list", (ctx, next) => {
+      if (marks-- > 0) (ctx.params!._meta as JsonObject)["example.com/mark"] = "changed";
+      return next();
+    });
+    await client.listTools();
+    await client.listTools({ cursor: "after" });
+    const metas = server.requests("tools/list").map(metaOf);
+    assert.deepEqual(metas[0], protocolMeta);
+    assert.deepEqual(metas[1], { ...protocolMeta, "io.modelcontextprotocol/logLevel": "info" });
+    assert.deepEqual(metas[2], {
+      ...protocolMeta,
+      "io.modelcontextprotocol/logLevel": "info",
+      "example.com/mark": "changed",
+    });
+    assert.deepEqual(metas[3], { ...protocolMeta, "io.modelcontextprotocol/logLevel": "info" });
     await client.close();
   });
 });
