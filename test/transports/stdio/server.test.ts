@@ -346,10 +346,11 @@ describe("StdioServerTransport over in-memory streams", () => {
     await transport.send({ jsonrpc: "2.0", method: "a" });
     await transport.send({ jsonrpc: "2.0", method: "b" });
     await transport.close();
-    assert.deepEqual(accepted, [
-      '{"jsonrpc":"2.0","method":"a"}\n',
-      '{"jsonrpc":"2.0","method":"b"}\n',
-    ]);
+    // One write or two: the lines of a turn are gathered into one.
+    assert.equal(
+      accepted.join(""),
+      '{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n',
+    );
   });
 
   it("closes at once on EOF for a receiver without ended()", async () => {
