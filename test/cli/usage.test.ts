@@ -73,6 +73,26 @@ describe("mcpwire command-line errors", () => {
     );
   });
 
+  it("gateway --stdio <url> refuses what only an HTTP-serving gateway acts on", async () => {
+    for (const flags of [
+      ["--allow-tools", "x_*"],
+      ["--deny-tools", "x"],
+      ["--audit-log", "/tmp/audit.jsonl"],
+      ["--rate-limit", "5/1s"],
+      ["--max-result-bytes", "1000"],
+      ["--token", "secret"],
+      ["--auth-issuer", "https://issuer.example"],
+      ["--cors"],
+      ["--era", "legacy"],
+    ]) {
+      const name = flags[0]!.slice(2);
+      await assertUsageError(
+        ["gateway", "--stdio", "http://127.0.0.1:9/mcp", ...flags],
+        new RegExp(`does not take --${name}: it serves one local client over stdio`),
+      );
+    }
+  });
+
   it("prints help for the command and for each verb", async () => {
     const top = await runInProcess(["--help"]);
     assert.equal(top.code, 0);

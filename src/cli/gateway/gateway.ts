@@ -455,6 +455,26 @@ async function serveSocket(server: GatewayServer, address: SocketTarget) {
   return { url: formatSocketTarget(listener.address), close: () => listener.close() };
 }
 
+/** Options of the HTTP-serving gateway that --stdio <url> has no use for. */
+const SERVING_ONLY = [
+  "path",
+  "token",
+  "token-file",
+  "auth-issuer",
+  "auth-resource",
+  "auth-scopes",
+  "cors",
+  "legacy-sse",
+  "allowed-host",
+  "allowed-origin",
+  "era",
+  "timeout",
+  "max-uris-per-stream",
+  "config",
+  "separator",
+  ...Object.keys(GOVERNANCE_OPTIONS),
+];
+
 /** `--stdio <url>`: the remote server as a local stdio server (see gateway-stdio.ts). */
 async function reverseGateway(parsed: ParsedArgs): Promise<number> {
   const { options } = parsed;
@@ -470,6 +490,14 @@ async function reverseGateway(parsed: ParsedArgs): Promise<number> {
   }
   if (parsed.positionals.length > 0) {
     throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  }
+  // What shapes an HTTP face (its access, limits, audit) has nothing to act on here: refused,
+  // rather than a rule the user believes in silently left out.
+  const unused = SERVING_ONLY.find((name) => options[name] !== undefined);
+  if (unused !== undefined) {
+    throw new UsageError(
+      `gateway --stdio <url> does not take --${unused}: it serves one local client over stdio`,
+    );
   }
   const target = parseTarget(options.stdio as string, undefined);
   if (target.kind !== "http") {
