@@ -476,7 +476,10 @@ export class ClientConnection {
         onResumed: () => this.rehandshake(),
       },
       {
-        handleNotification: (method, params) => this.onNotification(method, params),
+        handleNotification: (method, params) =>
+          this.throughMiddleware(method, params, (given) => this.notified(method, given)),
+        receivingEngineNotification: (method, params, _context, consume) =>
+          this.throughMiddleware(method, params, consume),
         sendingNotification: (method, params, send) => this.sendNotification(method, params, send),
       },
     );
@@ -681,20 +684,24 @@ export class ClientConnection {
     return sendNotificationThroughChain(chain, method, params, this.chainFacts(), send);
   }
 
-  private onNotification(method: string, params: JsonObject): void {
+  /** A notification from the server, through the middleware that applies to it (if any). */
+  private throughMiddleware(
+    method: string,
+    params: JsonObject,
+    deliver: (params: JsonObject) => void,
+  ): void {
     const chain = this.middleware.chainFor(method);
-    if (!chain) {
-      this.notified(method, params);
-      return;
+    if (!chain) deliver(params);
+    else {
+      notifyThroughChain(
+        chain,
+        method,
+        params,
+        this.chainFacts(),
+        deliver,
+        this.options.onProtocolError,
+      );
     }
-    notifyThroughChain(
-      chain,
-      method,
-      params,
-      this.chainFacts(),
-      (given) => this.notified(method, given),
-      this.options.onProtocolError,
-    );
   }
 
   /** A server notification the middleware let through (or there was none). */

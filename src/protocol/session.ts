@@ -87,6 +87,17 @@ export interface SessionDispatcher {
     params: JsonObject | undefined,
     send: (params: JsonObject | undefined) => Promise<void>,
   ): Promise<void>;
+  /**
+   * notifications/cancelled and notifications/progress, which the engine acts on itself, pass
+   * through here first (the owner's middleware): `consume` acts on the params given; not
+   * calling it ignores the notification.
+   */
+  receivingEngineNotification?(
+    method: string,
+    params: JsonObject,
+    context: MessageContext,
+    consume: (params: JsonObject) => void,
+  ): void;
 }
 
 /**
@@ -304,12 +315,22 @@ export class Session {
     try {
       const handler = this.notificationHandlers?.get(method);
       if (handler) handler(params, context);
-      else if (method === "notifications/cancelled") this.onCancelled(params);
-      else if (method === "notifications/progress") this.outgoingValue?.progress(params);
-      else this.dispatcher?.handleNotification?.(method, params, context);
+      else if (method === "notifications/cancelled" || method === "notifications/progress") {
+        this.onEngineNotification(method, params, context);
+      } else this.dispatcher?.handleNotification?.(method, params, context);
     } catch (error) {
       this.report(asError(error));
     }
+  }
+
+  private onEngineNotification(method: string, params: JsonObject, context: MessageContext): void {
+    const consume =
+      method === "notifications/cancelled"
+        ? (given: JsonObject) => this.onCancelled(given)
+        : (given: JsonObject) => this.outgoingValue?.progress(given);
+    const dispatcher = this.dispatcher;
+    if (dispatcher?.receivingEngineNotification === undefined) consume(params);
+    else dispatcher.receivingEngineNotification(method, params, context, consume);
   }
 
   private onRequest(request: JsonRpcRequest, context: MessageContext): void {

@@ -129,9 +129,29 @@ export class ServerConnection implements SessionDispatcher {
   }
 
   handleNotification(method: string, params: JsonObject, context: MessageContext): void {
+    this.throughMiddleware(method, params, context, () => this.notified(method));
+  }
+
+  /** notifications/cancelled and /progress, before the engine acts on them. */
+  receivingEngineNotification(
+    method: string,
+    params: JsonObject,
+    context: MessageContext,
+    consume: (params: JsonObject) => void,
+  ): void {
+    this.throughMiddleware(method, params, context, consume);
+  }
+
+  /** A notification from the client, through the middleware that applies to it (if any). */
+  private throughMiddleware(
+    method: string,
+    params: JsonObject,
+    context: MessageContext,
+    deliver: (params: JsonObject) => void,
+  ): void {
     const chain = this.core.middleware.chainFor(method);
     if (!chain) {
-      this.notified(method);
+      deliver(params);
       return;
     }
     const meta = isPlainObject(params._meta) ? params._meta : undefined;
@@ -142,7 +162,7 @@ export class ServerConnection implements SessionDispatcher {
       this.routedNotification(meta),
       context,
       this.session.transport,
-      () => this.notified(method),
+      deliver,
       this.core.reportError,
     );
   }

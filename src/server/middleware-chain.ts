@@ -130,7 +130,10 @@ export async function runRequestChain(
   }
 }
 
-/** A notification's way through the chain; `deliver` runs unless a middleware drops it. */
+/**
+ * A notification's way through the chain; `deliver` runs, with the params a middleware may have
+ * replaced, unless a middleware drops it.
+ */
 export function runNotificationChain(
   chain: readonly ServerMiddleware[],
   method: string,
@@ -138,7 +141,7 @@ export function runNotificationChain(
   routed: RoutedRequest | undefined,
   message: MessageContext,
   transport: Transport,
-  deliver: () => void,
+  deliver: (params: JsonObject) => void,
   report: (error: Error) => void,
 ): void {
   const ctx: ServerMiddlewareContext = {
@@ -159,8 +162,8 @@ export function runNotificationChain(
     sending: false,
     channelClosed: transport.closed,
   };
-  const terminal = async (): Promise<JsonObject> => {
-    deliver();
+  const terminal = async (current: ServerMiddlewareContext): Promise<JsonObject> => {
+    deliver(current.params);
     return {};
   };
   compose(chain, terminal)(ctx).catch((error: unknown) => report(middlewareFailure(method, error)));

@@ -195,6 +195,77 @@ describe("client middleware and the notifications the client sends", () => {
   }
 });
 
+describe("middleware and the notifications the engine acts on", () => {
+  for (const drop of [false, true]) {
+    it(`client middleware sees notifications/progress before the call's onProgress${drop ? ", and may drop it" : ""}`, async () => {
+      const [serverSide, clientSide] = createMemoryPair();
+      const server = new McpServer({ serverInfo: { name: "s", version: "1" } });
+      server.tool({ name: "steps" }, async (_args, context) => {
+        await context.progress(1, 2, "half");
+        await context.progress(2, 2, "done");
+        return "ok";
+      });
+      server.connect(serverSide);
+      const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+      const seen: string[] = [];
+      client.use("notifications/progress", async (ctx, next) => {
+        seen.push(`${ctx.sending ? "sent" : "received"} ${String(ctx.params.progress)}`);
+        return drop ? {} : next();
+      });
+      await client.connect(clientSide);
+      const reported: number[] = [];
+      const result = await client.callTool(
+        "steps",
+        {},
+        {
+          onProgress: (update) => reported.push(update.progress),
+        },
+      );
+      assert.equal(text(result), "ok");
+      assert.deepEqual(seen, ["received 1", "received 2"]);
+      assert.deepEqual(reported, drop ? [] : [1, 2]);
+      await client.close();
+    });
+
+    it(`server middleware sees notifications/cancelled before the engine${drop ? ", and may drop it" : ""}`, async () => {
+      const [serverSide, clientSide] = createMemoryPair();
+      const server = new McpServer({ serverInfo: { name: "s", version: "1" }, eras: "legacy" });
+      let started = false;
+      let finish: (() => void) | undefined;
+      let cancelled = false;
+      server.tool({ name: "wait" }, async (_args, context) => {
+        started = true;
+        await new Promise<void>((resolve) => {
+          finish = resolve;
+          context.signal.addEventListener("abort", () => resolve());
+        });
+        cancelled = context.signal.aborted;
+        return "late";
+      });
+      const heard: string[] = [];
+      server.use("notifications/cancelled", async (ctx, next) => {
+        heard.push(`${ctx.sending ? "sent" : "received"} ${String(ctx.params.requestId)}`);
+        return drop ? {} : next();
+      });
+      server.connect(serverSide);
+      const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+      await client.connect(clientSide);
+      const abort = new AbortController();
+      const call = client.callTool("wait", {}, { signal: abort.signal });
+      await until(() => started);
+      abort.abort();
+      await assert.rejects(call);
+      await client.ping();
+      assert.equal(heard.length, 1);
+      assert.match(heard[0] ?? "", /^received \d+$/);
+      // Dropped, the cancellation never reached the engine: the handler runs on until let go.
+      assert.equal(cancelled, !drop);
+      finish?.();
+      await client.close();
+    });
+  }
+});
+
 describe("client middleware rules", () => {
   it("a second next() after one that succeeded throws, and the caller sees it", async () => {
     const [serverSide, clientSide] = createMemoryPair();

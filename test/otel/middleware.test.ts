@@ -223,10 +223,12 @@ for (const row of ROWS) {
         assert.equal(sent[0]?.name, method);
         assert.equal(sent[0]?.parentSpanContext?.spanId, call?.spanContext().spanId, method);
       }
-      // The client hears the log message (progress is its engine's, before any middleware):
-      // its SERVER span continues the server's trace from the notification's _meta.
-      const message = pair("notifications/message");
-      assert.equal(message.server.parentSpanContext?.spanId, message.client.spanContext().spanId);
+      // The client hears both (progress too, before its engine acts on it): each SERVER span
+      // continues the server's trace from the notification's _meta.
+      for (const method of ["notifications/progress", "notifications/message"]) {
+        const { client: sent, server: heard } = pair(method);
+        assert.equal(heard.parentSpanContext?.spanId, sent.spanContext().spanId, method);
+      }
     });
 
     it("a tools/call is a CLIENT span parent of a SERVER span, with the conventions' attributes", async () => {
