@@ -10,6 +10,8 @@ import type { ToolOptions } from "./tool-options.js";
  * brings one as `tools`; install() hands it every tool registered, before and after.
  */
 export interface ToolCallHook {
+  /** The ToolOptions key it reads (`task`): a tool given it on a server without the hook is refused. */
+  readonly option: string;
   /**
    * At registration: this tool's part in the extension, or undefined when it takes none.
    * Throws on options the extension refuses (the registration fails with that error).

@@ -77,6 +77,8 @@ interface Adoption {
 }
 
 const NOTHING_ADOPTED: Adoption[] = [];
+/** The ToolOptions the registry reads itself. */
+const CORE_OPTIONS = new Set(["requiredClientCapabilities", "scopes"]);
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -135,6 +137,7 @@ export class ToolRegistry extends Registry<RegisteredTool> {
     this.validator.precheck(tool.inputSchema);
     if (tool.outputSchema) this.validator.precheck(tool.outputSchema);
     checkHeaderAnnotations(tool);
+    this.checkOptionNames(tool.name, options);
     const ownRequires = options.requiredClientCapabilities as JsonObject | undefined;
     if (ownRequires !== undefined) checkRequiredCapabilities(ownRequires, `tool ${tool.name}`);
     const entry: RegisteredTool = {
@@ -154,6 +157,17 @@ export class ToolRegistry extends Registry<RegisteredTool> {
       if (role) this.adoptInto(entry, { hook, role });
     }
     return this.set(tool.name, entry);
+  }
+
+  /** An option no one reads is a mistake to report, not a setting to drop (a base server's `task`). */
+  private checkOptionNames(name: string, options: ToolOptions): void {
+    for (const [key, value] of Object.entries(options)) {
+      if (value === undefined || CORE_OPTIONS.has(key)) continue;
+      if (this.hooks.some((hook) => hook.option === key)) continue;
+      throw new Error(
+        `tool ${name}: option ${JSON.stringify(key)} is read by no extension installed on this server`,
+      );
+    }
   }
 
   private adoptInto(entry: RegisteredTool, adoption: Adoption): void {

@@ -51,7 +51,7 @@ export class TasksExtension implements ServerExtension {
   constructor(options: TasksOptions = {}) {
     checkTasksOptions(options);
     this.options = options;
-    this.tools = { adopt: this.adopt, refuse: this.refuse };
+    this.tools = { option: "task", adopt: this.adopt, refuse: this.refuse };
     this.methods = Object.fromEntries(
       TASK_METHOD_NAMES.map((method) => [
         method,
