@@ -28,6 +28,16 @@ export function readImplementation(value: unknown): Implementation | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
   const info = value as Record<string, unknown>;
   if (typeof info.name !== "string" || typeof info.version !== "string") return undefined;
+  // The usual case in plain property reads: a loop over the field names would make each read a
+  // megamorphic keyed load, on every modern request's clientInfo.
+  if (
+    (info.title === undefined || typeof info.title === "string") &&
+    (info.description === undefined || typeof info.description === "string") &&
+    (info.websiteUrl === undefined || typeof info.websiteUrl === "string") &&
+    info.icons === undefined
+  ) {
+    return value as Implementation;
+  }
   const badText = OPTIONAL_TEXT.filter(
     (field) => info[field] !== undefined && typeof info[field] !== "string",
   );

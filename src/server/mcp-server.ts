@@ -441,7 +441,8 @@ export class McpServerBase {
       else repairHandlerHint(method, result, hint, this.reportError);
     }
     if (this.options.includeServerInfo !== false) {
-      const meta: JsonObject = Object.assign({}, result._meta as JsonObject | undefined);
+      const own = result._meta as JsonObject | undefined;
+      const meta: JsonObject = own === undefined ? {} : Object.assign({}, own);
       meta[META.serverInfo] = this.options.serverInfo;
       result._meta = meta;
     }
