@@ -300,7 +300,9 @@ export class ClientConnection {
         serverCapabilities: state.capabilities,
         handlers: this.options.handlers ?? {},
       };
-      prepared = await this.prepareCall(call);
+      // Awaited only when a hook has something to change: a tick per request otherwise.
+      const preparing = this.prepareCall(call);
+      prepared = isThenable(preparing) ? await preparing : preparing;
       if (prepared?.params) params = prepared.params;
     }
     const useCache = this.cache !== undefined && ResultCache.cacheable(method, params);
@@ -341,13 +343,12 @@ export class ClientConnection {
           this.send(session, method, this.wireParams(retryParams, extraMeta), requestOptions),
       }));
     }
-    if (call) {
-      const finished = await this.finishCall(result, call, prepared);
-      if (finished?.asIs) return finished.result;
-      if (finished) {
-        result = finished.result;
-        retried = true; // a result carried to its end (a task's) is never served from a cache
-      }
+    const finishing = call && this.finishCall(result, call, prepared);
+    if (finishing !== undefined) {
+      const finished = await finishing;
+      if (finished.asIs) return finished.result;
+      result = finished.result;
+      retried = true; // a result carried to its end (a task's) is never served from a cache
     }
     const complete = completeResult(state.era, method, result);
     // A retry's result depends on answers given once; it is never served again from a cache.
@@ -361,23 +362,46 @@ export class ClientConnection {
     return complete;
   }
 
-  /** The call hooks' prepare steps, in install order; the last change to params wins. */
-  private async prepareCall(call: OutgoingCall): Promise<PreparedCall | undefined> {
+  /**
+   * The call hooks' prepare steps, in install order; the last change to params wins. Stays
+   * synchronous until a hook answers with a promise.
+   */
+  private prepareCall(
+    call: OutgoingCall,
+  ): PreparedCall | Promise<PreparedCall | undefined> | undefined {
     let prepared: PreparedCall | undefined;
-    for (const hook of this.callHooks) {
-      const pending = hook.prepare?.(call);
-      const change = pending === undefined ? undefined : await pending;
+    const hooks = this.callHooks;
+    for (let at = 0; at < hooks.length; at++) {
+      const change = hooks[at]!.prepare?.(call);
+      if (isThenable(change)) return this.prepareFrom(call, at, change, prepared);
       if (change) prepared = { ...prepared, ...change };
     }
     return prepared;
   }
 
-  /** The first call hook that finishes the result. */
-  private async finishCall(
+  /** prepareCall once hook `at` answered with a promise: the rest, awaited. */
+  private async prepareFrom(
+    call: OutgoingCall,
+    at: number,
+    pending: Promise<PreparedCall | undefined>,
+    before: PreparedCall | undefined,
+  ): Promise<PreparedCall | undefined> {
+    let prepared = before;
+    const first = await pending;
+    if (first) prepared = { ...prepared, ...first };
+    for (const hook of this.callHooks.slice(at + 1)) {
+      const change = await hook.prepare?.(call);
+      if (change) prepared = { ...prepared, ...change };
+    }
+    return prepared;
+  }
+
+  /** The first call hook that finishes the result; undefined when none does. */
+  private finishCall(
     result: JsonObject,
     call: OutgoingCall,
     prepared: PreparedCall | undefined,
-  ): Promise<FinishedCall | undefined> {
+  ): FinishedCall | Promise<FinishedCall> | undefined {
     for (const hook of this.callHooks) {
       const pending = hook.finish?.(result, call, prepared);
       if (pending !== undefined) return pending;
@@ -821,4 +845,8 @@ function withoutSignal(options: RequestOptions): RequestOptions {
   if (options.signal === undefined) return options;
   const { signal: _signal, ...rest } = options;
   return rest;
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }
