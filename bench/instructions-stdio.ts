@@ -4,7 +4,9 @@
  *
  *   node dist/bench/instructions-stdio.js [--side server|client] [--impl mcpwire|bare]
  *       [--era modern|legacy] [--warmup 3000] [--calls 10000] [--in-flight 64] [--keep DIR]
- *       [-- node flags for the counted process]
+ *       [--middleware] [-- node flags for the counted process]
+ *
+ * `--middleware`: our server runs with one no-op middleware (server.use), to price the seam.
  *
  * Each side is measured against the bare peer, and only that side's process runs under
  * `valgrind --tool=callgrind`, so ours and the bare limit are counted under the same conditions
@@ -43,6 +45,8 @@ interface Options {
   calls: number;
   inFlight: number;
   keep: string | undefined;
+  /** Our server with one no-op middleware. */
+  middleware: boolean;
   nodeFlags: string[];
 }
 
@@ -69,6 +73,7 @@ function parse(all: string[]): Options {
     calls: Number(value("--calls") ?? 10_000),
     inFlight: Number(value("--in-flight") ?? 64),
     keep: value("--keep"),
+    middleware: argv.includes("--middleware"),
     nodeFlags: split < 0 ? [] : all.slice(split + 1),
   };
 }
@@ -78,9 +83,15 @@ const SCRIPTS: Record<Impl, string> = {
   bare: "./peers/bare-server.js",
 };
 
-function serverCommand(impl: Impl, prefix: string[] = [], nodeFlags: string[] = []): ServerCommand {
+function serverCommand(
+  impl: Impl,
+  prefix: string[] = [],
+  nodeFlags: string[] = [],
+  middleware = false,
+): ServerCommand {
   const script = fileURLToPath(new URL(SCRIPTS[impl], import.meta.url));
-  const node = [process.execPath, ...nodeFlags, script, "--stdio"];
+  const extra = middleware && impl === "mcpwire" ? ["--middleware"] : [];
+  const node = [process.execPath, ...nodeFlags, script, "--stdio", ...extra];
   return prefix.length === 0
     ? { command: node[0]!, args: node.slice(1) }
     : { command: prefix[0]!, args: [...prefix.slice(1), ...node] };
@@ -139,7 +150,12 @@ function readDumps(dir: string): { all: number; main: number } {
 /** Our or the bare server under callgrind, driven by the bare client. */
 async function countServer(impl: Impl, era: Era, options: Options, dir: string) {
   const client = await bareStdioClient(
-    serverCommand(impl, callgrind(join(dir, "callgrind.out")), options.nodeFlags),
+    serverCommand(
+      impl,
+      callgrind(join(dir, "callgrind.out")),
+      options.nodeFlags,
+      options.middleware,
+    ),
     era,
   );
   const pid = String(client.serverPid());

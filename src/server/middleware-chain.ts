@@ -112,19 +112,18 @@ export async function runRequestChain(
   report: (error: Error) => void,
 ): Promise<JsonObject> {
   const ctx = new RequestMiddlewareContext(params, routed, request, transport);
-  let handlerFailure: unknown = NO_FAILURE;
-  const terminal = async (current: ServerMiddlewareContext): Promise<JsonObject> => {
-    try {
-      return await handler(current.params);
-    } catch (error) {
-      handlerFailure = error;
-      throw error;
-    }
+  // The handler's promise, kept bare: whether a failure was the handler's is asked only when
+  // the chain fails, so a request that succeeds pays for no wrapper around it.
+  let handled: Promise<JsonObject> | undefined;
+  const terminal = (current: ServerMiddlewareContext): Promise<JsonObject> => {
+    handled = handler(current.params);
+    return handled;
   };
   try {
     return await compose(chain, terminal)(ctx);
   } catch (error) {
-    if (error === handlerFailure || error instanceof JsonRpcError) throw error;
+    if (error instanceof JsonRpcError) throw error;
+    if (handled && (await handled.then(NOT_FAILED, (failure) => failure === error))) throw error;
     if (!request.signal.aborted) report(middlewareFailure(ctx.method, error));
     throw new InternalError();
   }
@@ -212,7 +211,7 @@ export async function runSentNotificationChain(
 
 const NO_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
-const NO_FAILURE = Symbol("no failure");
+const NOT_FAILED = (): boolean => false;
 
 function headerOf(message: MessageContext, name: string): string | undefined {
   const value = message.header ? message.header(name) : message.headers?.get(name);

@@ -122,3 +122,30 @@ for (const [name, serve] of Object.entries(transports)) {
     });
   }
 }
+
+describe("server middleware and a handler's own failure", () => {
+  it("passes it through untouched, as without middleware, and reports no middleware bug", async () => {
+    const answers: string[] = [];
+    for (const withMiddleware of [false, true]) {
+      const reported: string[] = [];
+      const { McpServer } = await import("../../src/server/index.js");
+      const server = new McpServer({
+        serverInfo: { name: "s", version: "1" },
+        onError: (error) => reported.push(error.message),
+      });
+      server.prompt({ name: "broken" }, () => {
+        throw new Error("the prompt store is down");
+      });
+      if (withMiddleware) server.use((_ctx, next) => next());
+      const [serverSide, clientSide] = createMemoryPair();
+      server.connect(serverSide);
+      const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+      await client.connect(clientSide);
+      const failure = await rejection(client.getPrompt("broken"));
+      answers.push(`${failure.code} ${failure.message}`);
+      assert.ok(!reported.some((line) => /middleware/.test(line)), reported.join("\n"));
+      await client.close();
+    }
+    assert.equal(answers[1], answers[0]);
+  });
+});
