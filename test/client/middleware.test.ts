@@ -55,6 +55,19 @@ function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
 }
 
+/**
+ * Calls the "wait" tool, aborts the call once its handler runs, and returns when the server has
+ * had the cancellation: in order on the wire, it came before the ping that was answered.
+ */
+async function abortedWait(client: McpClient, started: () => boolean): Promise<void> {
+  const abort = new AbortController();
+  const call = client.callTool("wait", {}, { signal: abort.signal });
+  await until(started);
+  abort.abort();
+  await assert.rejects(call);
+  await client.ping();
+}
+
 for (const [name, serve] of Object.entries(transports)) {
   for (const era of ["modern", "legacy"] as const) {
     describe(`client middleware over ${name}, era ${era}`, () => {
@@ -180,13 +193,7 @@ describe("client middleware and the notifications the client sends", () => {
         return next();
       });
       await client.connect(clientSide);
-      const abort = new AbortController();
-      const call = client.callTool("wait", {}, { signal: abort.signal });
-      await until(() => started);
-      abort.abort();
-      await assert.rejects(call);
-      // In order on the wire: once a ping is answered, a cancellation sent before it arrived.
-      await client.ping();
+      await abortedWait(client, () => started);
       assert.equal(sent[0], "notifications/initialized");
       assert.match(sent[1] ?? "", /^notifications\/cancelled \d+$/);
       assert.equal(cancelled, !drop);
@@ -250,12 +257,7 @@ describe("middleware and the notifications the engine acts on", () => {
       server.connect(serverSide);
       const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
       await client.connect(clientSide);
-      const abort = new AbortController();
-      const call = client.callTool("wait", {}, { signal: abort.signal });
-      await until(() => started);
-      abort.abort();
-      await assert.rejects(call);
-      await client.ping();
+      await abortedWait(client, () => started);
       assert.equal(heard.length, 1);
       assert.match(heard[0] ?? "", /^received \d+$/);
       // Dropped, the cancellation never reached the engine: the handler runs on until let go.
