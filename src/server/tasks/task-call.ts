@@ -58,8 +58,6 @@ declare module "../tool-options.js" {
   }
 }
 
-export type { ToolInvocation } from "../tool-hooks.js";
-
 /**
  * Runs one tools/call of a task-capable tool: as a task when the client declared the extension
  * (and the tool wants one this time), otherwise as a plain call. The handler and its context
