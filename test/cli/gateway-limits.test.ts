@@ -113,8 +113,9 @@ describe("gateway --rate-limit", () => {
       } finally {
         await Promise.all([first.close(), second.close()]);
       }
-      // The counts are Redis keys under the prefix, expiring with the window.
-      const keys = await redis.keys();
+      // The counts are Redis keys under the prefix, expiring with the window (beside the
+      // cluster's own: the two gateways are instances of one).
+      const keys = (await redis.keys()).filter((key) => key.includes(":ratelimit:"));
       assert.equal(keys.length, 1, keys.join(", "));
       const ttl = await redis.client.pTTL(keys[0]!);
       assert.ok(ttl > 0 && ttl <= 3_600_000, `ttl ${ttl}`);
@@ -187,7 +188,18 @@ describe("gateway limits: malformed values", () => {
       /^mcpwire: --max-result-bytes takes a whole number of bytes, at least 320, e\.g\. 100000, not "/,
     ]),
     [["--truncate-results"], /^mcpwire: --truncate-results goes with --max-result-bytes <n>$/],
-    [["--redis", "redis://127.0.0.1:6379"], /^mcpwire: --redis keeps the --rate-limit counts/],
+    [
+      ["--advertise", "http://10.0.0.5:8080"],
+      /^mcpwire: --advertise goes with --redis <url> and an HTTP --listen$/,
+    ],
+    [
+      ["--redis", "redis://127.0.0.1:6379", "--listen", "0.0.0.0:0"],
+      /^mcpwire: --redis with --listen on 0\.0\.0\.0: give --advertise <url>, where the other gateway instances reach this one$/,
+    ],
+    [
+      ["--redis", "redis://127.0.0.1:6379", "--advertise", "ftp://10.0.0.5"],
+      /^mcpwire: --advertise takes an http:\/\/ or https:\/\/ URL$/,
+    ],
     [
       ["--rate-limit", "5/s", "--redis", "127.0.0.1:6379"],
       /^mcpwire: --redis takes a redis:\/\/ or rediss:\/\/ URL, e\.g\. redis:\/\/127\.0\.0\.1:6379$/,
@@ -213,6 +225,19 @@ describe("gateway limits: malformed values", () => {
         assert.match(run.stderr.trimEnd(), message, flags.join(" "));
       }
     }
+  });
+
+  it("--redis refuses --legacy-sse, whose sessions one instance keeps", async () => {
+    const flags = ["--redis", "redis://127.0.0.1:6379", "--legacy-sse"];
+    const run = await runInProcess([
+      "gateway",
+      ...flags,
+      "--",
+      process.execPath,
+      join(dir, "never-started.js"),
+    ]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /^mcpwire: --legacy-sse keeps its sessions in one gateway instance/);
   });
 
   it("stops at start, exit 1 and one line, when Redis is not there", async () => {

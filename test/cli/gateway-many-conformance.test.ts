@@ -4,12 +4,10 @@
  * another server): the verdict of scripts/conformance.mjs must be OK, as for the example itself.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { conformance } from "../helpers/conformance-run.js";
-import { fixture, OUR_EVERYTHING, startConfigGateway } from "./gateway-run.js";
+import { configDir, fixture, OUR_EVERYTHING, startConfigGateway } from "./gateway-run.js";
 import { type Running, stop } from "./run-cli.js";
 
 describe("gateway over a config file: the official server suite at /servers/<name>/mcp", {
@@ -20,17 +18,11 @@ describe("gateway over a config file: the official server suite at /servers/<nam
   let origin: string;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mcpwire-gw-suite-"));
-    const config = join(dir, "mcp.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: {
-          ours: { command: process.execPath, args: OUR_EVERYTHING },
-          plain: { command: process.execPath, args: [fixture("gateway-plain-server")] },
-        },
-      }),
-    );
+    let config: string;
+    ({ dir, config } = configDir("gw-suite", {
+      ours: OUR_EVERYTHING,
+      plain: [fixture("gateway-plain-server")],
+    }));
     ({ gateway, origin } = await startConfigGateway(config));
   });
   after(async () => {

@@ -1,5 +1,7 @@
 /** Starts `mcpwire gateway` as a subprocess and connects our McpClient to it, for gateway tests. */
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { McpClient } from "../../src/client/index.js";
 import type { McpClientOptions } from "../../src/client/types.js";
@@ -110,4 +112,18 @@ export async function sentToChildAtLeast(
     sentToChild(gateway, pattern) >= count ? true : undefined,
   );
   return sentToChild(gateway, pattern);
+}
+
+/** A scratch folder holding `mcp.json` with these servers (stdio entries run by this node). */
+export function configDir(
+  label: string,
+  servers: Record<string, string[]>,
+): { dir: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), `mcpwire-${label}-`));
+  const config = join(dir, "mcp.json");
+  const mcpServers = Object.fromEntries(
+    Object.entries(servers).map(([name, args]) => [name, { command: process.execPath, args }]),
+  );
+  writeFileSync(config, JSON.stringify({ mcpServers }));
+  return { dir, config };
 }

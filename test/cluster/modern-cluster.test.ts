@@ -11,36 +11,8 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { type EverythingInstance, startCluster } from "../helpers/everything-instances.js";
 import { type PrivateRedis, startPrivateRedis } from "../helpers/redis.js";
-import { post, SseMessages, type Wire } from "../transports/http/http-helpers.js";
-import { body, callTool, ok, pollTask, rpc } from "./modern-rpc.js";
-
-const WATCHED = "test://watched-resource";
-
-/** Opens a listen stream on `url`; resolves once acknowledged. */
-async function listen(url: string) {
-  const controller = new AbortController();
-  const response = await post(
-    url,
-    body("subscriptions/listen", {
-      notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
-    }),
-    {},
-    controller.signal,
-  );
-  assert.equal(response.status, 200);
-  const stream = new SseMessages(response);
-  const first = await stream.next();
-  assert.equal(first?.method, "notifications/subscriptions/acknowledged");
-  /** The next notification that `matches`, skipping others. */
-  const next = async (matches: (message: Wire) => boolean): Promise<Wire> => {
-    for (;;) {
-      const message = await stream.next();
-      assert.ok(message, "the listen stream ended");
-      if (matches(message)) return message;
-    }
-  };
-  return { next, close: () => controller.abort() };
-}
+import type { Wire } from "../transports/http/http-helpers.js";
+import { callTool, listen, ok, pollTask, rpc, WATCHED } from "./modern-rpc.js";
 
 describe("a three-instance modern cluster on Redis", { timeout: 120_000 }, () => {
   let redis: PrivateRedis;

@@ -1,8 +1,9 @@
 /** Modern (2026-07-28) requests over HTTP to one chosen instance, for cluster tests. */
 
+import assert from "node:assert/strict";
 import { encodeHeaderValue } from "../../src/protocol/http-headers.js";
 import { TASKS_EXTENSION } from "../../src/server/tasks/wire.js";
-import { meta, parseSse, post, type Wire } from "../transports/http/http-helpers.js";
+import { meta, parseSse, post, SseMessages, type Wire } from "../transports/http/http-helpers.js";
 
 /** What the cluster tests' client declares: elicitation and the tasks extension. */
 export const CAPABILITIES = { elicitation: {}, extensions: { [TASKS_EXTENSION]: {} } };
@@ -66,4 +67,33 @@ export async function pollTask(url: string, taskId: string, done: (task: Wire) =
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`task ${taskId} never reached the expected state`);
+}
+
+/** The resource the everything example lets a test announce updates of. */
+export const WATCHED = "test://watched-resource";
+
+/** Opens a listen stream (tool list changes, WATCHED's updates) on `url`, once acknowledged. */
+export async function listen(url: string) {
+  const controller = new AbortController();
+  const response = await post(
+    url,
+    body("subscriptions/listen", {
+      notifications: { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
+    }),
+    {},
+    controller.signal,
+  );
+  assert.equal(response.status, 200);
+  const stream = new SseMessages(response);
+  const first = await stream.next();
+  assert.equal(first?.method, "notifications/subscriptions/acknowledged");
+  /** The next notification that `matches`, skipping others. */
+  const next = async (matches: (message: Wire) => boolean): Promise<Wire> => {
+    for (;;) {
+      const message = await stream.next();
+      assert.ok(message, "the listen stream ended");
+      if (matches(message)) return message;
+    }
+  };
+  return { next, close: () => controller.abort() };
 }

@@ -5,6 +5,7 @@
  */
 import { McpClient } from "../../client/index.js";
 import type { Transport } from "../../protocol/transport.js";
+import type { SubscriptionEventSource } from "../../server/subscriptions.js";
 import { SupervisedStdioTransport } from "../../transports/stdio/supervisor.js";
 import type { ToolRules } from "../connect/config-file.js";
 import { logLine } from "../connect/session.js";
@@ -114,6 +115,10 @@ export interface UpstreamSettings {
   maxUrisPerStream: number;
   /** The config entry's rules for its tools, if it has any. */
   toolRules?: ToolRules;
+  /** The multi round-trip state key shared by a cluster's instances (--redis). */
+  mrtrSecret?: string[];
+  /** Where the upstream's events reach listeners: every instance of a cluster (--redis). */
+  eventBus?: SubscriptionEventSource;
 }
 
 /**
@@ -162,6 +167,8 @@ export async function gatewayClient(
     maxUrisPerStream: settings.maxUrisPerStream,
     childTimeoutMs: settings.timeoutMs,
     ...(settings.toolRules ? { toolRules: settings.toolRules } : {}),
+    ...(settings.mrtrSecret ? { mrtr: { secret: settings.mrtrSecret } } : {}),
+    ...(settings.eventBus ? { eventBus: settings.eventBus } : {}),
     ...tracedTasks(),
   });
   instrumentServer(server);

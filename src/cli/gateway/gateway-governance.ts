@@ -3,7 +3,7 @@
  * `--allow-tools` / `--deny-tools` (globs on `<server><separator><tool>` when it serves several
  * servers, on the tool's own name otherwise) and `--audit-log FILE` (one line per tool call,
  * naming the server; arguments only with `--audit-arguments`), then the limits of
- * gateway-limits.ts (`--rate-limit`, `--max-result-bytes`).
+ * gateway-limits.ts (`--rate-limit`, `--max-result-bytes`). Redis, if any, is the caller's.
  */
 
 import { readFileSync } from "node:fs";
@@ -14,6 +14,7 @@ import { printableLine } from "../../text/printable.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
 import { UsageError } from "../core/errors.js";
 import { gatewayLimits, LIMIT_OPTIONS, LIMIT_USAGE } from "./gateway-limits.js";
+import type { GatewayRedis } from "./gateway-redis.js";
 
 export const GOVERNANCE_OPTIONS: Record<string, OptionKind> = {
   "allow-tools": "list",
@@ -40,10 +41,11 @@ export interface Governance {
   close(): Promise<void>;
 }
 
-/** The flags checked (usage errors first), then the audit log opened and Redis connected. */
+/** The flags checked (usage errors first), then the audit log opened. */
 export async function governance(
   options: ParsedArgs["options"],
   separator: string,
+  redis: GatewayRedis | undefined,
   report: (line: string) => void,
 ): Promise<Governance> {
   const allow = options["allow-tools"] as string[] | undefined;
@@ -56,7 +58,7 @@ export async function governance(
   if (options["audit-arguments"] === true && path === undefined) {
     throw new UsageError("--audit-arguments goes with --audit-log <file>");
   }
-  const limits = await gatewayLimits(options, report);
+  const limits = await gatewayLimits(options, redis, report);
   const file: AuditFile | undefined =
     path === undefined
       ? undefined
@@ -92,7 +94,7 @@ export async function governance(
       }
     },
     close: async () => {
-      await Promise.all([file?.close(), limits.close()]);
+      await file?.close();
     },
   };
 }

@@ -13,12 +13,14 @@ import {
 } from "../../middleware/index.js";
 import type { Middleware } from "../../protocol/middleware.js";
 import type { OptionKind, ParsedArgs } from "../core/args.js";
-import { CliError, UsageError } from "../core/errors.js";
+import { UsageError } from "../core/errors.js";
+import type { GatewayRedis } from "./gateway-redis.js";
 
 export const LIMIT_OPTIONS: Record<string, OptionKind> = {
   "rate-limit": "value",
   redis: "value",
   "redis-prefix": "value",
+  advertise: "value",
   "max-result-bytes": "value",
   "truncate-results": "flag",
 };
@@ -28,9 +30,13 @@ export const LIMIT_USAGE = `  --rate-limit <n>/<window>  at most n tool calls pe
                            window: s, m, h or 30s, 5m, … (60/1m, 10/s); /mcp and every
                            /servers/<name>/mcp count together; over it the call gets error
                            -31429 with data.retryAfterMs
-  --redis <url>            keep the --rate-limit counts in Redis (redis:// or rediss://), shared by
-                           every gateway given the same URL and --redis-prefix
+  --redis <url>            run as one of several gateway instances behind a load balancer
+                           (redis:// or rediss://): every instance given the same URL and prefix
+                           shares legacy sessions, multi round-trip calls, relayed tasks and the
+                           --rate-limit counts (see --advertise)
   --redis-prefix <p>       the prefix of those keys (default mcpwire:), one per group of gateways
+  --advertise <url>        with --redis: where the other instances reach this one (default the
+                           --listen address; required when listening on 0.0.0.0 or ::)
   --max-result-bytes <n>   a tool result over n bytes (UTF-8 of its JSON; at least 320) is refused:
                            a tool error naming both sizes
   --truncate-results       with --max-result-bytes: cut such a result to fit instead, with a note`;
@@ -43,7 +49,6 @@ const WINDOW_UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_00
 export interface Limits {
   /** Middleware for each server offered, in order (the same instances, so counts are shared). */
   middleware: Array<{ method?: string; middleware: Middleware }>;
-  close(): Promise<void>;
 }
 
 /** `--rate-limit N/WINDOW` as rateLimit's `limit` and `windowMs`. */
@@ -72,28 +77,16 @@ function maxResultBytes(text: string): number {
 }
 
 /**
- * Checks the flags (usage errors before anything starts), then connects to Redis if asked
- * (failing at start when it is not there).
+ * Checks the flags (usage errors come before anything starts); the counts go to Redis when the
+ * gateway has a connection to it (--redis).
  */
 export async function gatewayLimits(
   options: ParsedArgs["options"],
+  redis: GatewayRedis | undefined,
   report: (line: string) => void,
 ): Promise<Limits> {
   const rateText = options["rate-limit"] as string | undefined;
   const rate = rateText === undefined ? undefined : parseRateLimit(rateText);
-  const redisUrl = options.redis as string | undefined;
-  const prefix = options["redis-prefix"] as string | undefined;
-  if (redisUrl !== undefined && rate === undefined) {
-    throw new UsageError(
-      "--redis keeps the --rate-limit counts (nothing else yet): give --rate-limit <n>/<window>",
-    );
-  }
-  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) {
-    throw new UsageError("--redis takes a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379");
-  }
-  if (prefix !== undefined && redisUrl === undefined) {
-    throw new UsageError("--redis-prefix goes with --redis <url>");
-  }
   const sizeText = options["max-result-bytes"] as string | undefined;
   if (options["truncate-results"] === true && sizeText === undefined) {
     throw new UsageError("--truncate-results goes with --max-result-bytes <n>");
@@ -102,73 +95,16 @@ export async function gatewayLimits(
   const sizeLimit =
     sizeText === undefined ? undefined : responseSize({ maxBytes: maxResultBytes(sizeText), mode });
   const middleware: Limits["middleware"] = [];
-  let close = async () => {};
   if (rate !== undefined) {
-    let store: RateLimitStore = new MemoryRateLimitStore();
-    if (redisUrl !== undefined) {
-      const shared = await redisStore(redisUrl, prefix, report);
-      store = shared.store;
-      close = shared.close;
-    }
+    // Loaded only with --redis: the gateway's start stays light without it.
+    const store: RateLimitStore = redis
+      ? new (await import("../../redis/rate-limit-store.js")).RedisRateLimitStore(redis.client, {
+          ...(redis.prefix === undefined ? {} : { prefix: redis.prefix }),
+          onError: (error) => report(`mcpwire gateway: redis: ${error.message}`),
+        })
+      : new MemoryRateLimitStore();
     middleware.push({ middleware: rateLimit({ ...rate, store, methods: ["tools/call"] }) });
   }
   if (sizeLimit !== undefined) middleware.push({ method: "tools/call", middleware: sizeLimit });
-  return { middleware, close };
-}
-
-/** The counts in Redis: connected now (or a failure at start), reconnecting when lost later. */
-async function redisStore(
-  url: string,
-  prefix: string | undefined,
-  report: (line: string) => void,
-): Promise<{ store: RateLimitStore; close(): Promise<void> }> {
-  let redis: typeof import("redis");
-  try {
-    redis = await import("redis");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") throw error;
-    throw new CliError("--redis needs the redis package beside mcpwire: npm install redis");
-  }
-  const { RedisRateLimitStore } = await import("../../redis/rate-limit-store.js");
-  let started = false;
-  let down = false;
-  const client = redis.createClient({
-    url,
-    // While Redis is down a call fails at once (rather than wait) and is not let through uncounted.
-    disableOfflineQueue: true,
-    socket: {
-      connectTimeout: 5000,
-      reconnectStrategy: (retries: number, cause: Error) =>
-        started ? Math.min(50 * 2 ** retries, 2000) : cause,
-    },
-  });
-  // Said once per outage, not once per reconnect attempt; never the URL (it may hold a password).
-  client.on("error", (error: Error) => {
-    if (!started || down) return;
-    down = true;
-    report(`mcpwire gateway: redis: connection lost (${error.message}); reconnecting`);
-  });
-  client.on("ready", () => {
-    if (!down) return;
-    down = false;
-    report("mcpwire gateway: redis: reconnected");
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    client.destroy();
-    throw new CliError(`--redis: cannot connect to Redis (${(error as Error).message})`);
-  }
-  started = true;
-  const store = new RedisRateLimitStore(client, {
-    ...(prefix === undefined ? {} : { prefix }),
-    onError: (error) => report(`mcpwire gateway: redis: ${error.message}`),
-  });
-  return {
-    store,
-    close: async () => {
-      if (client.isOpen) client.destroy();
-    },
-  };
+  return { middleware };
 }

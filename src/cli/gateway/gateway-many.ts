@@ -17,6 +17,7 @@ import { CliError } from "../core/errors.js";
 import { instrumentServer } from "../core/instrumentation.js";
 import { AggregateServer } from "./gateway-aggregate.js";
 import type { GatewayUpstream } from "./gateway-child.js";
+import type { GatewayCluster } from "./gateway-cluster.js";
 import type { Governance } from "./gateway-governance.js";
 
 /** One entry of the file, ready to start. */
@@ -34,6 +35,8 @@ export interface ManySettings {
   governance: Governance;
   /** Between a server's name and its tool's or prompt's on /mcp. */
   separator: string;
+  /** With --redis: the other instances this one acts as one with. */
+  cluster: GatewayCluster | undefined;
 }
 
 type Upstream =
@@ -77,14 +80,24 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
   const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const origin = `http://${hostPart}:${address.port}`;
   settings.handlerOptions?.auth?.useEndpointUrl?.(origin);
+  const { cluster } = settings;
+  await cluster?.ready();
+  cluster?.listening(origin);
+  // Each endpoint's legacy sessions shared with the other instances, under its own path.
+  const handlerOptionsAt = (path: string) =>
+    cluster
+      ? { ...settings.handlerOptions, legacy: cluster.legacyFor(path) }
+      : settings.handlerOptions;
 
   const upstreams: Upstream[] = settings.entries.map((entry, index) => {
     const child = children[index];
     if (child === undefined) {
       return { name: entry.name, child: undefined, failure: "could not start" };
     }
+    // Outermost: a request another instance holds goes there before any rule counts it here.
+    cluster?.apply(child.server, serverPath(entry.name));
     settings.governance.apply(child.server, entry.name);
-    const handler = createHttpHandler(child.server, settings.handlerOptions);
+    const handler = createHttpHandler(child.server, handlerOptionsAt(serverPath(entry.name)));
     const listener = createNodeListener(handler, { path: serverPath(entry.name), origin });
     return { name: entry.name, child, handler, listener };
   });
@@ -101,14 +114,16 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
           title: "gateway to several servers",
         },
         separator: settings.separator,
+        ...(cluster ? { mrtr: { secret: cluster.mrtrSecret } } : {}),
         report: (line) => logLine(`mcpwire gateway: ${line}`),
         onError: (error) => logLine(`mcpwire gateway: ${error.message}`),
       },
     ),
   );
+  cluster?.apply(aggregate, "/mcp");
   settings.governance.apply(aggregate, undefined);
   const aggregateHandler = createHttpHandler(aggregate, {
-    ...settings.handlerOptions,
+    ...handlerOptionsAt("/mcp"),
     health: { check: () => healthOfAll(upstreams) },
   });
   const aggregateListener = createNodeListener(aggregateHandler, { path: "/mcp", origin });

@@ -34,6 +34,7 @@ import type { ClientRequestMethod, HandlerContext } from "../../server/context.j
 import { McpServer } from "../../server/index.js";
 import { InputRequiredSignal } from "../../server/mrtr/round.js";
 import type { McpServerOptions } from "../../server/server-core.js";
+import type { SubscriptionEventSource } from "../../server/subscriptions.js";
 import { LEGACY_TASK_METHODS, legacyTasksCapability } from "../../server/tasks/legacy-wire.js";
 import { callWithTask } from "../../server/tasks/task-call.js";
 import { declaresTasks, TASK_METHODS, TASKS_EXTENSION } from "../../server/tasks/wire.js";
@@ -105,6 +106,11 @@ export interface GatewayServerOptions extends McpServerOptions {
   maxRelayedTasks?: number;
   /** The config entry's rules for its tools (allow, deny, rename, descriptions). */
   toolRules?: ToolRules;
+  /**
+   * Where the child's list changes, resource updates and task status go out to listeners:
+   * this process by default; every gateway instance of a cluster with --redis.
+   */
+  eventBus?: SubscriptionEventSource;
 }
 
 export class GatewayServer extends McpServer {
@@ -133,11 +139,16 @@ export class GatewayServer extends McpServer {
       childTimeoutMs,
       maxRelayedTasks,
       toolRules,
+      eventBus,
       ...serverOptions
     } = options;
     const relayedTasks = new RelayedTasks(maxRelayedTasks);
-    const childEvents = new ChildEventSource(child, report, maxUrisPerStream, (taskId) =>
-      relayedTasks.ownerOf(taskId),
+    const childEvents = new ChildEventSource(
+      child,
+      report,
+      maxUrisPerStream,
+      (taskId) => relayedTasks.ownerOf(taskId),
+      eventBus,
     );
     // The server's own cap on listen uris follows the gateway's (the server's default is 1,000).
     const subscriptions =

@@ -49,7 +49,8 @@ export const DEFAULT_MAX_URIS_PER_STREAM = 1000;
 
 export class ChildEventSource implements SubscriptionEventSource {
   readonly maxWatchesPerSubscriber: number;
-  private readonly local = new InMemoryEventSource();
+  /** Where events go out and are heard: this process, or every instance of a cluster. */
+  private readonly local: SubscriptionEventSource;
   private readonly watched = new Map<string, Watched>();
   private readonly child: () => McpClient;
   private readonly report: (error: Error) => void;
@@ -60,7 +61,9 @@ export class ChildEventSource implements SubscriptionEventSource {
     report: (error: Error) => void,
     maxWatchesPerSubscriber = DEFAULT_MAX_URIS_PER_STREAM,
     taskOwner: (taskId: string) => string | undefined = () => undefined,
+    bus: SubscriptionEventSource = new InMemoryEventSource(),
   ) {
+    this.local = bus;
     this.child = child;
     this.report = report;
     this.maxWatchesPerSubscriber = maxWatchesPerSubscriber;

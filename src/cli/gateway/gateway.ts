@@ -25,13 +25,15 @@ import { CliError, UsageError } from "../core/errors.js";
 import { writeOut } from "../core/terminal.js";
 import { bearerCheck, gatewayGuard, gatewayToken } from "./gateway-auth.js";
 import { startGatewayChild, type UpstreamSettings } from "./gateway-child.js";
+import { type GatewayCluster, joinCluster } from "./gateway-cluster.js";
 import {
   GOVERNANCE_OPTIONS,
   GOVERNANCE_USAGE,
   type Governance,
   governance,
 } from "./gateway-governance.js";
-import { runManyGateway } from "./gateway-many.js";
+import { runManyGateway, serverPath } from "./gateway-many.js";
+import { connectRedis, redisSettings } from "./gateway-redis.js";
 import { startGatewayRemote } from "./gateway-remote.js";
 import type { GatewayServer } from "./gateway-server.js";
 import { runReverseGateway } from "./gateway-stdio.js";
@@ -225,10 +227,14 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
       "with several servers the gateway serves HTTP at /servers/<name>/mcp: --path, --legacy-sse and a socket --listen are for one server (pick it with --server <name>)",
     );
   }
-  // The audit log opened, Redis connected: closed however the gateway ends.
-  const rules = await governance(options, separator, logLine);
-  const guarded = token !== undefined || auth !== undefined;
-  const settings: ServeSettings = {
+  const redisConfig = redisSettings(options);
+  if (redisConfig && options["legacy-sse"] === true) {
+    throw new UsageError(
+      "--legacy-sse keeps its sessions in one gateway instance: it does not go with --redis",
+    );
+  }
+  const advertised = advertisedUrl(options, host, redisConfig !== undefined, socketAddress);
+  const settings: Omit<ServeSettings, "cluster"> = {
     many,
     fromConfig,
     listenText,
@@ -241,13 +247,58 @@ export async function runGateway(argv: readonly string[]): Promise<number> {
     maxUrisPerStream,
     access,
     separator,
-    guarded,
+    guarded: token !== undefined || auth !== undefined,
   };
+  // Redis connected, the audit log opened: closed however the gateway ends.
+  const redis = redisConfig && (await connectRedis(redisConfig, logLine));
+  let rules: Governance | undefined;
+  let cluster: GatewayCluster | undefined;
   try {
-    return await serveGateway(parsed, settings, rules);
+    rules = await governance(options, separator, redis, logLine);
+    // Over HTTP the instances sharing this Redis act as one; on a socket they share the counts.
+    if (redis && !socketAddress) cluster = await joinCluster(redis, advertised, logLine);
+    return await serveGateway(parsed, { ...settings, cluster }, rules);
   } finally {
-    await rules.close();
+    await rules?.close();
+    await cluster?.close();
+    await redis?.close();
   }
+}
+
+/**
+ * Where the other instances reach this one (--advertise): given, or the --listen address
+ * (its port once known) unless that is a wildcard no peer can dial.
+ */
+function advertisedUrl(
+  options: ParsedArgs["options"],
+  host: string,
+  clustered: boolean,
+  socketAddress: SocketTarget | undefined,
+): URL | undefined {
+  const given = options.advertise as string | undefined;
+  if (given === undefined) {
+    if (clustered && !socketAddress && (host === "0.0.0.0" || host === "::")) {
+      throw new UsageError(
+        `--redis with --listen on ${host}: give --advertise <url>, where the other gateway instances reach this one`,
+      );
+    }
+    return undefined;
+  }
+  if (!clustered || socketAddress) {
+    throw new UsageError("--advertise goes with --redis <url> and an HTTP --listen");
+  }
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    throw new UsageError(
+      `--advertise takes a URL such as http://10.0.0.5:8080, not ${JSON.stringify(given)}`,
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError("--advertise takes an http:// or https:// URL");
+  }
+  return url;
 }
 
 /** What runGateway worked out from the command line, for serveGateway. */
@@ -266,6 +317,8 @@ interface ServeSettings {
   separator: string;
   /** A token or OAuth guards the endpoint. */
   guarded: boolean;
+  /** With --redis over HTTP: the other instances this one acts as one with. */
+  cluster: GatewayCluster | undefined;
 }
 
 /** Starts the server(s), serves them until stopped; the rules are the caller's to close. */
@@ -276,7 +329,9 @@ async function serveGateway(
 ): Promise<number> {
   const { options } = parsed;
   const { many, fromConfig, listenText, socketAddress, host, port, era, timeoutMs } = settings;
-  const { path, maxUrisPerStream, access, separator } = settings;
+  const { path, maxUrisPerStream, access, separator, cluster } = settings;
+  // Instances of a cluster seal multi round-trip state with one key.
+  const shared = cluster ? { mrtrSecret: cluster.mrtrSecret } : {};
   if (many) {
     const flagEnv = childEnvSettings(options);
     return runManyGateway({
@@ -285,7 +340,14 @@ async function serveGateway(
       entries: many.map((name) => {
         const target = configTarget({ ...options, server: name }, process.env, true);
         const toolRules = entryToolRules(options, name);
-        const upstream: UpstreamSettings = { era, timeoutMs, maxUrisPerStream, toolRules };
+        const upstream: UpstreamSettings = {
+          era,
+          timeoutMs,
+          maxUrisPerStream,
+          toolRules,
+          ...shared,
+          ...(cluster ? { eventBus: cluster.eventsFor(serverPath(name)) } : {}),
+        };
         if (target.kind === "http") {
           const { url, headers = {}, sse = false } = target;
           return {
@@ -314,6 +376,7 @@ async function serveGateway(
       handlerOptions: access,
       governance: rules,
       separator,
+      cluster,
     });
   }
   const verbose = options.verbose === true;
@@ -337,11 +400,15 @@ async function serveGateway(
     maxUrisPerStream,
     verbose,
     label: "child",
+    ...shared,
+    ...(cluster ? { eventBus: cluster.eventsFor(path) } : {}),
     ...(fromConfig
       ? { toolRules: entryToolRules(options, options.server as string | undefined) }
       : {}),
   });
   const { supervised, server } = child;
+  // Outermost: a request another instance holds goes there before any rule counts it here.
+  cluster?.apply(server, path);
   rules.apply(server, undefined);
   let served: { url: string; close(): Promise<void> };
   try {
@@ -354,6 +421,7 @@ async function serveGateway(
           ...access,
           legacySse: options["legacy-sse"] === true,
           health: { check: () => child.health() },
+          ...(cluster ? { legacy: cluster.legacyFor(path) } : {}),
         });
   } catch (error) {
     // Nothing to serve on: stop the child rather than hang with it.
@@ -365,6 +433,8 @@ async function serveGateway(
       `mcpwire gateway: warning: listening on ${host}, beyond this machine${settings.guarded ? "" : ", without --token"}`,
     );
   }
+  await cluster?.ready();
+  cluster?.listening(new URL(served.url).origin);
   logLine(`child running (pid ${supervised.pid})`);
   logLine(`listening on ${served.url}`);
 
