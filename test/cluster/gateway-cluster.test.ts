@@ -17,7 +17,7 @@ import {
 import { type Running, stop } from "../cli/run-cli.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
 import { RawSession } from "../transports/http/legacy-helpers.js";
-import { callTool, listen, ok, pollTask } from "./modern-rpc.js";
+import { callTool, listen, ok, pollTask, rpc } from "./modern-rpc.js";
 
 const ELICITING = "test_input_required_result_elicitation";
 
@@ -163,5 +163,27 @@ describe("gateway --redis: two instances as one", { timeout: 120_000 }, () => {
     const result = await legacyOk(onB, "tasks/result", { taskId });
     assert.deepEqual(result.content, [{ type: "text", text: "Computed sum after 0.2 s" }]);
     await onA.delete();
+  });
+
+  // Last: it stops A.
+  it("a call parked on an instance that stopped: its retry elsewhere fails at once, -32603", async () => {
+    const name = "trigger-elicitation-request";
+    const round = await callTool(`${a}/servers/theirs/mcp`, name);
+    const [key] = Object.keys(round.inputRequests);
+    await stop(gateways[0]!);
+    const reply = await rpc(`${b}/servers/theirs/mcp`, "tools/call", {
+      name,
+      arguments: {},
+      inputResponses: { [key!]: { action: "decline" } },
+      requestState: round.requestState,
+    });
+    assert.equal(reply.error?.code, -32603, JSON.stringify(reply));
+    assert.match(reply.error.message, /instance holding this call or task cannot be reached/);
+    // The address is the operator's to read, not the client's.
+    assert.doesNotMatch(reply.error.message, /127\.0\.0\.1/);
+    assert.match(
+      gateways[1]!.stderr(),
+      /cannot forward tools\/call to http:\/\/127\.0\.0\.1:\d+: /,
+    );
   });
 });

@@ -39,7 +39,7 @@ import { TASK_METHODS } from "../../server/tasks/wire.js";
 import type { LegacyCluster } from "../../transports/http/legacy/cluster.js";
 import type { GatewayRedis } from "./gateway-redis.js";
 import { PARKED_CALL_MS } from "./gateway-rounds.js";
-import { FORWARDED_HEADER, forwardToPeer } from "./peer-forward.js";
+import { FORWARDED_HEADER, forwardToPeer, PeerUnreachableError } from "./peer-forward.js";
 
 /** How long a task stays routed to its instance when it names no TTL of its own. */
 const DEFAULT_TASK_ROUTE_MS = 24 * 3_600_000;
@@ -171,6 +171,12 @@ function routing(
           paramHeaders: paramHeaders(server, ctx.method, params),
           signal: ctx.signal,
           from: self,
+        }).catch((error: unknown) => {
+          // The client hears that its call is out of reach; the operator hears where and why.
+          if (error instanceof PeerUnreachableError) {
+            report(`mcpwire gateway: cannot forward ${ctx.method} to ${owner}: ${error.detail}`);
+          }
+          throw error;
         });
       }
     }

@@ -46,6 +46,21 @@ export interface ForwardedRequest {
   from: string;
 }
 
+/**
+ * The instance holding the request could not be asked (gone, unreachable, a broken answer).
+ * Its message is the client's and names no address; `detail` is the operator's.
+ */
+export class PeerUnreachableError extends JsonRpcError {
+  readonly detail: string;
+  constructor(detail: string) {
+    super(
+      ErrorCode.InternalError,
+      "the gateway instance holding this call or task cannot be reached; start it again",
+    );
+    this.detail = detail;
+  }
+}
+
 /** The owner's reply: its result, or its error thrown as the same JsonRpcError. */
 export async function forwardToPeer(url: URL, request: ForwardedRequest): Promise<JsonObject> {
   const message = { jsonrpc: "2.0" as const, id: request.id, method: request.method };
@@ -64,10 +79,7 @@ export async function forwardToPeer(url: URL, request: ForwardedRequest): Promis
   const answer = await post(url, headers, body, request.signal);
   const reply = await readReply(answer, request.id);
   if (reply === undefined) {
-    throw new JsonRpcError(
-      ErrorCode.InternalError,
-      `the gateway instance holding this request (${url.origin}) ended its answer without a reply`,
-    );
+    throw new PeerUnreachableError(`${url.origin} ended its answer without a reply`);
   }
   if ("error" in reply) {
     throw new JsonRpcError(reply.error.code, reply.error.message, reply.error.data);
@@ -85,14 +97,7 @@ function post(
     const { request } = nodeClientFor(url);
     const outgoing = request(url, { method: "POST", headers, signal }, resolve);
     outgoing.on("error", (error) =>
-      reject(
-        signal.aborted
-          ? error
-          : new JsonRpcError(
-              ErrorCode.InternalError,
-              `the gateway instance holding this request (${url.origin}) cannot be reached: ${error.message}`,
-            ),
-      ),
+      reject(signal.aborted ? error : new PeerUnreachableError(`${url.origin}: ${error.message}`)),
     );
     outgoing.end(body);
   });
@@ -128,10 +133,7 @@ async function readReply(
       throw new JsonRpcError(code, message, data);
     }
   }
-  throw new JsonRpcError(
-    ErrorCode.InternalError,
-    `the gateway instance holding this request answered HTTP ${status}`,
-  );
+  throw new PeerUnreachableError(`answered HTTP ${status} without a JSON-RPC error`);
 }
 
 async function bodyText(answer: IncomingMessage): Promise<string> {
@@ -141,7 +143,7 @@ async function bodyText(answer: IncomingMessage): Promise<string> {
     text += chunk as string;
     if (text.length > MAX_ANSWER_CHARS) {
       answer.destroy();
-      throw new JsonRpcError(ErrorCode.InternalError, "the forwarded answer is too large");
+      throw new PeerUnreachableError(`its answer exceeded ${MAX_ANSWER_CHARS} characters`);
     }
   }
   return text;
