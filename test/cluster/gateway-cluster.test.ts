@@ -13,6 +13,7 @@ import {
   OUR_EVERYTHING,
   SERVER_EVERYTHING,
   startConfigGateway,
+  startGateway,
 } from "../cli/gateway-run.js";
 import { type Running, stop } from "../cli/run-cli.js";
 import { type SharedRedis, sharedRedis } from "../helpers/redis.js";
@@ -33,6 +34,31 @@ async function roundsAcross(first: string, second: string, name: string) {
   });
   assert.equal(done.resultType, "complete", JSON.stringify(done));
   assert.match(done.content[0].text, /Ada/);
+}
+
+/**
+ * The official everything server speaks 2025-11-25 over stdio: its elicitation is a real request
+ * the gateway keeps pending on the first instance, under a key of that instance's own; only it
+ * can take the answer, which the client sends to the second.
+ */
+async function questionAcross(first: string, second: string) {
+  const name = "trigger-elicitation-request";
+  const round = await callTool(first, name);
+  assert.equal(round.resultType, "input_required", JSON.stringify(round));
+  const [key] = Object.keys(round.inputRequests);
+  const done = await ok(second, "tools/call", {
+    name,
+    arguments: {},
+    inputResponses: {
+      [key!]: {
+        action: "accept",
+        content: { name: "Ada", color: "blue", untilDate: "2030-01-01" },
+      },
+    },
+    requestState: round.requestState,
+  });
+  assert.equal(done.resultType, "complete", JSON.stringify(done));
+  assert.match(JSON.stringify(done.content), /Name: Ada/);
 }
 
 /** The same legacy session, through another instance (the session id is all it takes). */
@@ -96,25 +122,7 @@ describe("gateway --redis: two instances as one", { timeout: 120_000 }, () => {
   });
 
   it("a legacy upstream's question, its call held open on A, is answered through B", async () => {
-    // The official everything server speaks 2025-11-25 over stdio: its elicitation is a real
-    // request the gateway keeps pending on A, under a key of A's own; only A can answer it.
-    const name = "trigger-elicitation-request";
-    const round = await callTool(`${a}/servers/theirs/mcp`, name);
-    assert.equal(round.resultType, "input_required", JSON.stringify(round));
-    const [key] = Object.keys(round.inputRequests);
-    const done = await ok(`${b}/servers/theirs/mcp`, "tools/call", {
-      name,
-      arguments: {},
-      inputResponses: {
-        [key!]: {
-          action: "accept",
-          content: { name: "Ada", color: "blue", untilDate: "2030-01-01" },
-        },
-      },
-      requestState: round.requestState,
-    });
-    assert.equal(done.resultType, "complete", JSON.stringify(done));
-    assert.match(JSON.stringify(done.content), /Name: Ada/);
+    await questionAcross(`${a}/servers/theirs/mcp`, `${b}/servers/theirs/mcp`);
   });
 
   it("and at the aggregated /mcp", async () => {
@@ -185,5 +193,28 @@ describe("gateway --redis: two instances as one", { timeout: 120_000 }, () => {
       gateways[1]!.stderr(),
       /cannot forward tools\/call to http:\/\/127\.0\.0\.1:\d+: /,
     );
+  });
+});
+
+describe("gateway --redis in front of one server", { timeout: 60_000 }, () => {
+  let redis: SharedRedis;
+  let gateways: Running[] = [];
+
+  after(async () => {
+    await Promise.all(gateways.map((gateway) => stop(gateway)));
+    await redis?.cleanup();
+  });
+
+  it("two instances: a question held open on one is answered through the other", async () => {
+    redis = await sharedRedis("the one-server gateway cluster test");
+    const flags = ["--redis", redis.url, "--redis-prefix", redis.prefix];
+    const started = await Promise.all([
+      startGateway(SERVER_EVERYTHING, flags),
+      startGateway(SERVER_EVERYTHING, flags),
+    ]);
+    gateways = started.map((one) => one.gateway);
+    const [first, second] = started.map((one) => one.url) as [string, string];
+    await questionAcross(first, second);
+    await questionAcross(second, first);
   });
 });
