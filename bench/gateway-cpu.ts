@@ -1,9 +1,10 @@
 /**
  * CPU per request of `mcpwire gateway` and of its stdio child, read from /proc (Linux), while a
- * bare client calls the echo tool through the gateway at c=64: where the harness's gateway rows
- * count the gateway process only, this says what the child costs too.
+ * bare client calls the echo tool through the gateway (64 callers unless `--concurrency` says):
+ * where the harness's gateway rows count the gateway process only, this says what the child
+ * costs too.
  *
- *   node dist/bench/gateway-cpu.js [--requests 30000] [--runs 3] [--root DIR]
+ *   node dist/bench/gateway-cpu.js [--requests 30000] [--runs 3] [--concurrency 64] [--root DIR]
  *
  * `--root` runs another checkout's build (its dist/pkg/cli/main.js and dist/bench/echo-server.js),
  * so that two commits can be compared by the same measurement, runs interleaved.
@@ -16,7 +17,6 @@ import { fileURLToPath } from "node:url";
 import { bareHttpClient } from "./peers/bare-client.js";
 
 const OWN_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const CONCURRENCY = 64;
 const WARMUP = 5000;
 
 function option(argv: string[], name: string): string | undefined {
@@ -71,14 +71,14 @@ async function startGateway(
   return { child, url: `${origin}/servers/echo0/mcp` };
 }
 
-async function measure(root: string, requests: number): Promise<string> {
+async function measure(root: string, requests: number, concurrency: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "mcpwire-gateway-cpu-"));
   const { child, url } = await startGateway(root, dir);
-  const client = bareHttpClient(url, CONCURRENCY);
+  const client = bareHttpClient(url, concurrency);
   const drive = async (total: number) => {
     let sent = 0;
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: concurrency }, async () => {
         while (sent < total) {
           sent += 1;
           await client.echo("hello");
@@ -107,6 +107,7 @@ async function measure(root: string, requests: number): Promise<string> {
 const argv = process.argv.slice(2);
 const requests = Number(option(argv, "--requests") ?? 30_000);
 const runs = Number(option(argv, "--runs") ?? 3);
+const concurrency = Number(option(argv, "--concurrency") ?? 64);
 const roots = [
   OWN_ROOT,
   ...(option(argv, "--root") === undefined ? [] : [resolve(option(argv, "--root")!)]),
@@ -114,7 +115,7 @@ const roots = [
 for (let run = 1; run <= runs; run++) {
   for (const root of roots) {
     process.stdout.write(
-      `${root === OWN_ROOT ? "this build " : `${root} `}run ${run}: ${await measure(root, requests)}\n`,
+      `${root === OWN_ROOT ? "this build " : `${root} `}run ${run}, c=${concurrency}: ${await measure(root, requests, concurrency)}\n`,
     );
   }
 }
