@@ -337,6 +337,7 @@ export class ClientConnection {
         handlers: this.options.handlers ?? {},
         maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
         signal: requestOptions.signal,
+        abort: requestOptions.abort,
         origin,
         // Each retry is a new request with its own id, carrying the same caller _meta.
         send: (retryParams) =>
@@ -840,10 +841,10 @@ function connectAborted(signal: AbortSignal): LocalError {
   return new LocalError("aborted", `connecting cancelled: ${detail}`, { cause: reason });
 }
 
-/** The options without the caller's abort signal (the timeout stays). */
+/** The options without the caller's cancellation, signal or abort (the timeout stays). */
 function withoutSignal(options: RequestOptions): RequestOptions {
-  if (options.signal === undefined) return options;
-  const { signal: _signal, ...rest } = options;
+  if (options.signal === undefined && options.abort === undefined) return options;
+  const { signal: _signal, abort: _abort, ...rest } = options;
   return rest;
 }
 

@@ -6,7 +6,7 @@ import {
   type MiddlewareContext,
   neverAbortedSignal,
 } from "../protocol/middleware.js";
-import type { RequestOptions } from "../protocol/outgoing.js";
+import { type RequestOptions, signalOf } from "../protocol/outgoing.js";
 import type { RemoteEndpoint, Transport, TransportKind } from "../protocol/transport.js";
 import type { Era } from "../protocol/versions.js";
 
@@ -78,7 +78,7 @@ class OutgoingContext implements ClientMiddlewareContext {
     return this.carrier?.sessionId;
   }
   get signal(): AbortSignal {
-    return this.options.signal ?? neverAbortedSignal();
+    return signalOf(this.options) ?? neverAbortedSignal();
   }
 }
 

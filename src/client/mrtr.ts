@@ -1,5 +1,6 @@
 import { isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import type { AbortSource } from "../protocol/lazy-abort.js";
 import { InputRequiredError, InvalidResultError } from "./results.js";
 import type { ClientHandlers } from "./types.js";
 
@@ -30,6 +31,8 @@ export interface InputLoop {
   handlers: ClientHandlers;
   maxRounds: number;
   signal: AbortSignal | undefined;
+  /** RequestOptions.abort: its signal is made only if the server asks for input. */
+  abort?: AbortSource;
   /** CallOptions.origin, for the handlers. */
   origin?: unknown;
   /** Sends the method again with these params, as a new request (new JSON-RPC id). */
@@ -55,7 +58,7 @@ export async function resolveInputRequired(
       loop.method,
       result,
       loop.handlers,
-      loop.signal,
+      loop.signal ?? loop.abort?.signal,
       loop.origin,
     );
     // Rebuilt from the caller's params each round, so no stale state or answers leak in.

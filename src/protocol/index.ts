@@ -5,6 +5,7 @@
  */
 
 export type { Extension, ExtensionMethod } from "./extension.js";
+export { type AbortSource, LazyAbort } from "./lazy-abort.js";
 export {
   type Annotations,
   type AudioContent,

@@ -29,6 +29,8 @@ export interface IncomingRequestContext {
   method: string;
   /** Aborted on cancellation, on transport shutdown, or when the carrier (HTTP stream) closes. */
   signal: AbortSignal;
+  /** Calls `listener` once when `signal` would abort (at once if it has), without making it. */
+  whenAborted?(listener: (reason: unknown) => void): () => void;
   /** Transport facts (HTTP headers, principal); empty on byte streams. */
   transport: MessageContext;
   /** Sends a notification that belongs to this request (progress, logs). Dropped once done. */
@@ -134,6 +136,10 @@ class HandlerRequestContext implements IncomingRequestContext {
 
   get signal(): AbortSignal {
     return this.entry.signal;
+  }
+
+  whenAborted(listener: (reason: unknown) => void): () => void {
+    return this.entry.whenAborted(listener);
   }
 }
 

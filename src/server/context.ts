@@ -6,6 +6,7 @@ import {
   MissingRequiredClientCapabilityError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import { listenForAbort } from "../protocol/lazy-abort.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { LOGGING_LEVELS } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
@@ -21,6 +22,12 @@ interface RequestFacts {
   method: string;
   /** Aborted when the client cancels, disconnects, or the server shuts down. */
   signal: AbortSignal;
+  /**
+   * Calls `listener` once when `signal` would abort (at once if it has); returns the way to stop
+   * listening. Unlike reading `signal`, makes no AbortSignal (costly on Node 20). Absent on
+   * contexts that have nothing but the signal.
+   */
+  whenAborted?(listener: (reason: unknown) => void): () => void;
   era: Era;
   protocolVersion: string;
   clientCapabilities: ClientCapabilities;
@@ -147,12 +154,16 @@ function addRequirement(into: Record<string, JsonObject>, missing: Record<string
 
 export type ClientRequestMethod = InputRequest["method"];
 
-export interface ContextInputs extends Omit<RequestFacts, "signal"> {
+export interface ContextInputs extends Omit<RequestFacts, "signal" | "whenAborted"> {
   /**
    * Where the request's AbortSignal comes from. Read only when the handler reads `signal`: the
    * session makes a request's AbortController on first use (costly on Node 20, rarely needed).
+   * `whenAborted`, where the request has it, tells of the abort without making one.
    */
-  request: { readonly signal: AbortSignal };
+  request: {
+    readonly signal: AbortSignal;
+    whenAborted?(listener: (reason: unknown) => void): () => void;
+  };
   /** Minimum level to emit, or undefined to emit no logs at all. */
   logLevel: LoggingLevel | undefined;
   notify(method: string, params: JsonObject): Promise<void>;
@@ -240,6 +251,12 @@ class RequestHandlerContext implements HandlerContext {
 
   get signal(): AbortSignal {
     return this.inputs.request.signal;
+  }
+
+  whenAborted(listener: (reason: unknown) => void): () => void {
+    const { request } = this.inputs;
+    if (request.whenAborted) return request.whenAborted(listener);
+    return listenForAbort(request.signal, listener);
   }
 
   get log(): RequestLogger {

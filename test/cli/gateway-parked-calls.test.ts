@@ -28,6 +28,8 @@ interface Setup {
   url: string;
   /** What the child's tool saw: its answers, its failures, its cancellations. */
   events: string[];
+  /** The calls of the child's hang tool that have begun. */
+  hangs: string[];
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ async function start(options: {
   childTimeoutMs?: number;
 }): Promise<Setup> {
   const events: string[] = [];
+  const hangs: string[] = [];
   const child = new McpServer({
     serverInfo: { name: "asking-child", version: "1" },
     eras: "legacy",
@@ -60,6 +63,7 @@ async function start(options: {
     }
   });
   child.tool({ name: "hang", inputSchema: { type: "object" } }, (_args, context) => {
+    hangs.push("hang");
     return new Promise<string>((resolve) => {
       context.signal.addEventListener("abort", () => {
         events.push("hang cancelled");
@@ -86,6 +90,7 @@ async function start(options: {
   return {
     url: served.url,
     events,
+    hangs,
     close: async () => {
       await served.close();
       await client.close();
@@ -192,6 +197,25 @@ describe("gateway: a child's call parked between input rounds", () => {
     };
     const answer = await post(setup.url, body).then(json);
     assert.match(answer.error.message, /did not answer within 0\.2 s/);
+    const events = setup.events;
+    await waitFor("the child's cancellation", () => (events.length > 0 ? true : undefined));
+    assert.deepEqual(events, ["hang cancelled"]);
+  });
+
+  it("a client that goes away mid-call has the child's call cancelled", async () => {
+    setup = await start({ parkedCallMs: 60_000 });
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "hang", arguments: {}, _meta: meta() },
+    };
+    const leaving = new AbortController();
+    const call = post(setup.url, body, {}, leaving.signal).catch(() => undefined);
+    const { hangs } = setup;
+    await waitFor("the child's call", () => (hangs.length > 0 ? true : undefined));
+    leaving.abort();
+    await call;
     const events = setup.events;
     await waitFor("the child's cancellation", () => (events.length > 0 ? true : undefined));
     assert.deepEqual(events, ["hang cancelled"]);

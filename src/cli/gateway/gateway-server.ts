@@ -459,7 +459,7 @@ export class GatewayServer extends McpServer {
     const client = this.child();
     const call = new ChildCall(binding, bridged ? Number.POSITIVE_INFINITY : this.childTimeoutMs);
     const options: CallOptions = {
-      signal: call.signal,
+      abort: call.abort,
       noTimeout: true, // the call keeps its own clock (see ChildCall)
       onProgress: (progress) => call.progress(progress),
       origin: call,

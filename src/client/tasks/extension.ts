@@ -1,5 +1,6 @@
 import { isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { signalOf } from "../../protocol/outgoing.js";
 import type { OutgoingCall, PreparedCall } from "../call-hooks.js";
 import type { ClientExtension, McpClientBase } from "../mcp-client.js";
 import { awaitTask, ClientTasks, TASKS_EXTENSION, TaskCancelledError } from "./client-tasks.js";
@@ -75,11 +76,12 @@ export class ClientTasksExtension implements ClientExtension {
     const { options } = call;
     const origin = options.origin === undefined ? {} : { origin: options.origin };
     if (prepared?.detached && isPlainObject(result.task)) {
-      if (options.returnTaskHandle && !options.signal?.aborted) return { result, asIs: true };
+      const aborted = options.signal?.aborted === true || options.abort?.aborted === true;
+      if (options.returnTaskHandle && !aborted) return { result, asIs: true };
       return awaitLegacyTask(
         result,
         (method, params, signal) => this.host().request(method, params, { signal, ...origin }),
-        { signal: options.signal, onStatus: options.onTaskStatus },
+        { signal: signalOf(options), onStatus: options.onTaskStatus },
         (taskId) => new TaskCancelledError(taskId),
       ).then((end) => ({ result: end }));
     }
@@ -87,7 +89,7 @@ export class ClientTasksExtension implements ClientExtension {
     if (options.returnTaskHandle) return { result, asIs: true };
     return awaitTask(result, this.tasks, {
       handlers: call.handlers,
-      signal: options.signal,
+      signal: signalOf(options),
       origin: options.origin,
       onStatus: options.onTaskStatus,
     }).then((end) => ({ result: end }));
