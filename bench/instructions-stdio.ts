@@ -21,13 +21,13 @@
  * With `--keep`, each counted process's pid is printed: given `-- --perf-basic-prof`, its JIT
  * code is named in /tmp/perf-<pid>.map, which callgrind's `0x…` functions can be looked up in.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { callgrind, countDriver, driveCounted, readDumps } from "./callgrind-driver.js";
 import { bareStdioClient } from "./peers/bare-client.js";
 import { mcpwireStdioClient } from "./peers/library-clients.js";
 import type { BenchClient, Era, ServerCommand } from "./peers/types.js";
@@ -101,16 +101,6 @@ function connect(impl: Impl, server: ServerCommand, era: Era): Promise<BenchClie
   return impl === "mcpwire" ? mcpwireStdioClient(server, era) : bareStdioClient(server, era);
 }
 
-function callgrind(outFile: string): string[] {
-  return [
-    "/usr/bin/valgrind",
-    "--tool=callgrind",
-    "-q",
-    "--separate-threads=yes",
-    `--callgrind-out-file=${outFile}`,
-  ];
-}
-
 async function calls(client: BenchClient, count: number, lanes: number): Promise<void> {
   let left = count;
   const lane = async () => {
@@ -126,25 +116,6 @@ async function warmUp(client: BenchClient, options: Options): Promise<void> {
   const sequential = Math.min(SEQUENTIAL_WARMUP, options.warmup);
   await calls(client, sequential, 1);
   await calls(client, options.warmup - sequential, options.inFlight);
-}
-
-/** Instructions of the last dump in `dir`: every thread's file, and the main thread's. */
-function readDumps(dir: string): { all: number; main: number } {
-  const files = readdirSync(dir).filter((name) => name.startsWith("callgrind.out"));
-  // Names end in .<dump>-<thread>; the counted dump is the highest number.
-  const dumpOf = (name: string) => Number(/\.(\d+)-\d+$/.exec(name)?.[1] ?? -1);
-  const last = Math.max(...files.map(dumpOf));
-  let all = 0;
-  let main = 0;
-  for (const name of files.filter((file) => dumpOf(file) === last)) {
-    const text = readFileSync(join(dir, name), "utf8");
-    const total = /^(?:totals|summary): (\d+)/m.exec(text);
-    const ir = Number(total?.[1] ?? Number.NaN);
-    all += ir;
-    if (name.endsWith("-01")) main = ir;
-  }
-  if (last < 0) throw new Error(`no callgrind dump in ${dir}`);
-  return { all, main };
 }
 
 /** Our or the bare server under callgrind, driven by the bare client. */
@@ -172,60 +143,33 @@ async function countServer(impl: Impl, era: Era, options: Options, dir: string) 
 }
 
 /** Our or the bare client under callgrind (this script's --drive mode), against the bare server. */
-async function countClient(impl: Impl, era: Era, options: Options, dir: string) {
+function countClient(impl: Impl, era: Era, options: Options, dir: string) {
   const script = fileURLToPath(import.meta.url);
-  const driver: ChildProcess = spawn(
-    callgrind(join(dir, "callgrind.out"))[0]!,
-    [
-      ...callgrind(join(dir, "callgrind.out")).slice(1),
-      process.execPath,
-      ...options.nodeFlags,
-      script,
-      "--drive",
-      impl,
-      "--era",
-      era,
-      "--warmup",
-      String(options.warmup),
-      "--calls",
-      String(options.calls),
-      "--in-flight",
-      String(options.inFlight),
-    ],
-    { stdio: ["pipe", "pipe", "inherit"] },
-  );
-  const exited = new Promise<number | null>((resolve) => driver.once("exit", resolve));
-  const pid = String(driver.pid);
-  if (options.keep !== undefined) process.stdout.write(`${dir}: pid ${pid}\n`);
-  const lines = createInterface({ input: driver.stdout! })[Symbol.asyncIterator]();
-  const expect = async (word: string) => {
-    const line = await lines.next();
-    if (line.done || line.value !== word) throw new Error(`driver: expected ${word}`);
-  };
-  try {
-    await expect("warm");
-    await run("callgrind_control", ["-z", pid]);
-    driver.stdin!.write("go\n");
-    await expect("done");
-    await run("callgrind_control", ["-d", pid]);
-    driver.stdin!.end();
-    if ((await exited) !== 0) throw new Error("driver failed");
-  } finally {
-    driver.kill("SIGKILL");
-  }
-  return readDumps(dir);
+  const node = [
+    process.execPath,
+    ...options.nodeFlags,
+    script,
+    "--drive",
+    impl,
+    "--era",
+    era,
+    "--warmup",
+    String(options.warmup),
+    "--calls",
+    String(options.calls),
+    "--in-flight",
+    String(options.inFlight),
+  ];
+  return countDriver(node, dir, options.keep !== undefined);
 }
 
 /** --drive: the client side, run under callgrind by countClient; told when to go on stdin. */
 async function drive(impl: Impl, era: Era, options: Options): Promise<void> {
   const client = await connect(impl, serverCommand("bare"), era);
-  const commands = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
-  await warmUp(client, options);
-  process.stdout.write("warm\n");
-  await commands.next();
-  await calls(client, options.calls, options.inFlight);
-  process.stdout.write("done\n");
-  await commands.next();
+  await driveCounted(
+    () => warmUp(client, options),
+    () => calls(client, options.calls, options.inFlight),
+  );
   await client.close();
 }
 

@@ -11,6 +11,7 @@
 import type { JsonObject } from "../jsonrpc/types.js";
 import { type CfworkerModule, loadCfworker } from "./cfworker-module.js";
 import { checkSchemaKeywords } from "./keyword-checks.js";
+import { plainObjectShortcut } from "./plain-object-shortcut.js";
 import {
   type SchemaDialect,
   SchemaError,
@@ -46,7 +47,9 @@ export function cfworkerValidator(): SchemaValidator {
       checkRefsResolve(copy, lookup);
       const { validate } = cfworker;
       const draft = DRAFTS[dialect];
+      const certainlyValid = plainObjectShortcut(copy);
       return (value) => {
+        if (certainlyValid?.(value)) return undefined;
         const result = validate(value, copy, draft, lookup as never, true);
         if (result.valid) return undefined;
         const first = firstLeaf(result.errors);

@@ -75,6 +75,9 @@ describe("platform bytes (web build) against node:crypto and Buffer", () => {
       }),
     );
     assert.equal(utf8Length("\ud800"), Buffer.byteLength("\ud800", "utf8"));
+    for (const text of ["", '{"id":1}', "ascii\x7f", "caf\u00e9", "\x80"]) {
+      assert.equal(utf8Length(text), Buffer.byteLength(text, "utf8"), JSON.stringify(text));
+    }
   });
 
   it("compares in full and joins chunks", () => {

@@ -126,9 +126,9 @@ export class HttpEndpoint {
     return rpcErrorReply(null, ErrorCode.InvalidRequest, `Forbidden: ${refused}`, 403);
   }
 
-  /** Headers every response to this request carries (CORS, when on). */
-  baseHeaders(origin: string | null): HeaderPairs {
-    return this.cors ? corsHeaderPairs(origin, this.cors) : NO_HEADERS;
+  /** Headers every response to this request carries (CORS, when on: only then is Origin read). */
+  baseHeaders(headers: HeaderSource): HeaderPairs {
+    return this.cors ? corsHeaderPairs(headers.get("origin"), this.cors) : NO_HEADERS;
   }
 
   /** 406 or 415 for a POST whose Accept or Content-Type is wrong (old HTTP+SSE clients predate the Accept rule). */

@@ -18,7 +18,7 @@ import { NodeEventStream } from "./node-event-stream.js";
 import { NodePostTarget } from "./node-legacy.js";
 import { flatHeaders, writePlain, writeResponse } from "./node-response.js";
 import type { GuardedRequest } from "./resource-guard.js";
-import type { HeaderPairs, RequestView } from "./security.js";
+import { type HeaderPairs, headersOf, type RequestView } from "./security.js";
 import { withHeaders } from "./server.js";
 
 /**
@@ -232,7 +232,7 @@ export async function serveFastPost(
     const view = new NodeRequestView(req, headers, origin);
     const refused = endpoint.refuse(view);
     if (refused) return writePlain(req, res, refused);
-    const base = endpoint.baseHeaders(headers.get("origin"));
+    const base = endpoint.baseHeaders(headers);
     let principal: unknown;
     const { authenticate } = endpoint.options;
     const { guard } = endpoint;
@@ -241,13 +241,13 @@ export async function serveFastPost(
       let outcome = guard.authenticate(view);
       if (outcome instanceof Promise) outcome = await outcome;
       if (outcome instanceof Response) {
-        return await writeResponse(withHeaders(outcome, pairsToHeaders(base)), req, res, false);
+        return await writeResponse(withHeaders(outcome, headersOf(base)), req, res, false);
       }
       principal = outcome;
     } else if (authenticate) {
       const outcome = await authenticate(view.toRequest());
       if (outcome instanceof Response) {
-        return await writeResponse(withHeaders(outcome, pairsToHeaders(base)), req, res, false);
+        return await writeResponse(withHeaders(outcome, headersOf(base)), req, res, false);
       }
       principal = outcome;
     }
@@ -265,7 +265,7 @@ export async function serveFastPost(
     const message = parsed.message;
     const forbidden = guard && endpoint.scopeRefusal(principal, message);
     if (forbidden) {
-      return await writeResponse(withHeaders(forbidden, pairsToHeaders(base)), req, res, false);
+      return await writeResponse(withHeaders(forbidden, headersOf(base)), req, res, false);
     }
     if (endpoint.wantsLegacy(headers, message)) {
       const sessionId = headers.get(HEADER.sessionId);
@@ -285,7 +285,7 @@ export async function serveFastPost(
         if (outcome) await writeResponse(outcome, req, res, false);
         return;
       }
-      const request = { request: view.toRequest(), base: pairsToHeaders(base), principal };
+      const request = { request: view.toRequest(), base: headersOf(base), principal };
       return await writeResponse(await endpoint.legacy!.post(request, message), req, res, false);
     }
     const context = new NodeMessageContext(headers, principal, req.socket);
@@ -300,8 +300,4 @@ export async function serveFastPost(
       res.destroy();
     }
   }
-}
-
-function pairsToHeaders(pairs: HeaderPairs): Headers {
-  return new Headers(pairs as [string, string][]);
 }

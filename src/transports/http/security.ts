@@ -164,9 +164,14 @@ export function corsHeaderPairs(origin: string | null, options: CorsOptions): He
   return pairs;
 }
 
+/** Pairs as a Headers object, for the replies built as web Responses rather than PlainReplies. */
+export function headersOf(pairs: HeaderPairs): Headers {
+  return new Headers(pairs as [string, string][]);
+}
+
 /** CORS headers for an actual response to an (already validated) Origin. */
 function corsHeaders(origin: string | null, options: CorsOptions): Headers {
-  return new Headers(corsHeaderPairs(origin, options) as [string, string][]);
+  return headersOf(corsHeaderPairs(origin, options));
 }
 
 /**

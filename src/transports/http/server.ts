@@ -14,7 +14,7 @@ import { toResponse, WebReplySink } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";
 import { DEFAULT_HEALTH_PATH, healthResponse } from "./health.js";
 import { SseFallback } from "./legacy/sse-fallback.js";
-import { preflightResponse } from "./security.js";
+import { type HeaderPairs, headersOf, preflightResponse } from "./security.js";
 
 export type { HttpHandlerOptions };
 
@@ -75,33 +75,39 @@ export function createHttpHandler(
     if (sseGuard?.documentPaths.includes(pathname!)) return sseGuard.serveDocument(request);
     const refused = endpoint.refuse(request);
     if (refused) return toResponse(refused);
-    const basePairs = endpoint.baseHeaders(request.headers.get("origin"));
-    const base = new Headers(basePairs as [string, string][]);
-    if (health && pathname === healthPath) return serveHealth(request, base);
+    const headers = request.headers;
+    // As pairs: a Headers object is made only on the paths that need one, not for a modern POST.
+    const basePairs = endpoint.baseHeaders(headers);
+    if (health && pathname === healthPath) return serveHealth(request, basePairs);
 
     const fallbackPath =
       fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
     const allowed = !fallbackPath ? methods : pathname === fallback!.ssePath ? ["GET"] : ["POST"];
     if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors, allowed);
     if (!allowed.includes(request.method)) {
-      const headers = new Headers(base);
-      headers.set("Allow", (cors ? [...allowed, "OPTIONS"] : allowed).join(", "));
-      return new Response(null, { status: 405, headers });
+      const allow = (cors ? [...allowed, "OPTIONS"] : allowed).join(", ");
+      return methodNotAllowed(basePairs, allow);
     }
 
     let principal: unknown;
     const check = fallbackPath ? sseAuthenticate : authenticate;
     if (check) {
       const outcome = await check(request);
-      if (outcome instanceof Response) return withHeaders(outcome, base);
+      if (outcome instanceof Response) return withHeaders(outcome, headersOf(basePairs));
       principal = outcome;
     }
-    if (fallback && pathname === fallback.ssePath) return fallback.open(base, principal);
-    if (legacy && request.method === "GET") return legacy.get({ request, base, principal });
-    if (legacy && request.method === "DELETE") return legacy.delete({ request, base, principal });
+    if (fallback && pathname === fallback.ssePath) {
+      return fallback.open(headersOf(basePairs), principal);
+    }
+    if (legacy && request.method === "GET") {
+      return legacy.get({ request, base: headersOf(basePairs), principal });
+    }
+    if (legacy && request.method === "DELETE") {
+      return legacy.delete({ request, base: headersOf(basePairs), principal });
+    }
     const fallbackPost = fallback !== undefined && pathname === fallback.messagesPath;
 
-    const badMedia = endpoint.checkMediaTypes(request.headers, basePairs, !fallbackPost);
+    const badMedia = endpoint.checkMediaTypes(headers, basePairs, !fallbackPost);
     if (badMedia) return toResponse(badMedia);
     const body = await readBody(request, endpoint);
     if (body === undefined) return toResponse(endpoint.tooLarge(basePairs));
@@ -110,19 +116,19 @@ export function createHttpHandler(
     const message = parsed.message;
     const forbidden =
       guard && endpoint.scopeRefusal(principal, message, fallbackPost ? sseGuard : guard);
-    if (forbidden) return withHeaders(forbidden, base);
+    if (forbidden) return withHeaders(forbidden, headersOf(basePairs));
     if (fallbackPost) {
-      const context = { headers: request.headers, principal };
-      return fallback.post(new URL(request.url), message, context, base);
+      const context = { headers, principal };
+      return fallback.post(new URL(request.url), message, context, headersOf(basePairs));
     }
-    if (endpoint.wantsLegacy(request.headers, message)) {
-      return legacy!.post({ request, base, principal }, message);
+    if (endpoint.wantsLegacy(headers, message)) {
+      return legacy!.post({ request, base: headersOf(basePairs), principal }, message);
     }
-    const context: MessageContext = { headers: request.headers, principal };
+    const context: MessageContext = { headers, principal };
     const sink = new WebReplySink();
     const answered = endpoint.serveModern(
       message,
-      request.headers,
+      headers,
       context,
       basePairs,
       sink,
@@ -132,15 +138,11 @@ export function createHttpHandler(
   }
 
   /** Health: public (no authentication), read-only. */
-  function serveHealth(request: Request, base: Headers): Promise<Response> | Response {
+  function serveHealth(request: Request, base: HeaderPairs): Promise<Response> | Response {
     const allowed = ["GET", "HEAD"];
     if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors, allowed);
-    if (!allowed.includes(request.method)) {
-      const headers = new Headers(base);
-      headers.set("Allow", allowed.join(", "));
-      return new Response(null, { status: 405, headers });
-    }
-    return healthResponse(health!, request.method, base);
+    if (!allowed.includes(request.method)) return methodNotAllowed(base, allowed.join(", "));
+    return healthResponse(health!, request.method, headersOf(base));
   }
 
   const handler: HttpHandler = {
@@ -168,6 +170,13 @@ export function createHttpHandler(
   };
   endpoints.set(handler, endpoint);
   return handler;
+}
+
+/** 405, with the request's base (CORS) headers and the methods the path allows. */
+function methodNotAllowed(base: HeaderPairs, allow: string): Response {
+  const headers = headersOf(base);
+  headers.set("Allow", allow);
+  return new Response(null, { status: 405, headers });
 }
 
 /** A Response from the authentication hook, with the request's base (CORS) headers added. */
