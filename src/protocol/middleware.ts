@@ -84,49 +84,77 @@ const FAILED = 2;
 const DONE = 3;
 
 /**
- * The chain as one function: middleware in order, then `terminal`. Each middleware gets a next()
- * of its own, so that calling it twice is caught where it happens.
+ * One context's pass through a chain: middleware in order, then `terminal`. An object with
+ * methods, so that a pass allocates no closures beyond each middleware's own next(), which it
+ * needs so that calling it twice is caught where it happens.
+ * @internal
  */
+export class ChainRun<C extends MiddlewareContext> {
+  /** The terminal's promise once it ran (its latest, after a client's retry). */
+  ended: Promise<JsonObject> | undefined;
+
+  constructor(
+    private readonly chain: readonly Middleware<C>[],
+    private readonly terminal: (ctx: C) => Promise<JsonObject>,
+    private readonly ctx: C,
+    private readonly retry: boolean,
+  ) {}
+
+  /** Runs the chain from the middleware at `index` on. */
+  from(index: number): Promise<JsonObject> {
+    const { chain, ctx } = this;
+    if (index === chain.length) {
+      this.ended = this.terminal(ctx);
+      return this.ended;
+    }
+    const next = this.retry ? this.retryingNext(index + 1) : this.onceNext(index + 1);
+    try {
+      return Promise.resolve(chain[index]!(ctx, next));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Without retries any second call is refused, so how the first one ends need not be
+   * watched: no extra promise per middleware per pass.
+   */
+  private onceNext(index: number): Next {
+    let called = false;
+    return () => {
+      if (called) throw new NextCalledTwiceError(this.ctx.method);
+      called = true;
+      return this.from(index);
+    };
+  }
+
+  private retryingNext(index: number): Next {
+    let state = IDLE;
+    return () => {
+      if (state === RUNNING || state === DONE) throw new NextCalledTwiceError(this.ctx.method);
+      state = RUNNING;
+      return this.from(index).then(
+        (result) => {
+          state = DONE;
+          return result;
+        },
+        (error: unknown) => {
+          state = FAILED;
+          throw error;
+        },
+      );
+    };
+  }
+}
+
+/** The chain as one function: middleware in order, then `terminal` (see ChainRun). */
 export function compose<C extends MiddlewareContext>(
   chain: readonly Middleware<C>[],
   terminal: (ctx: C) => Promise<JsonObject>,
   options: ComposeOptions = {},
 ): (ctx: C) => Promise<JsonObject> {
   const retry = options.retryAfterFailure === true;
-  const dispatch = (index: number, ctx: C): Promise<JsonObject> => {
-    if (index === chain.length) return terminal(ctx);
-    let state = IDLE;
-    // Without retries any second call is refused, so how the first one ends need not be
-    // watched: no extra promise per middleware per request.
-    const next: Next = !retry
-      ? () => {
-          if (state !== IDLE) throw new NextCalledTwiceError(ctx.method);
-          state = RUNNING;
-          return dispatch(index + 1, ctx);
-        }
-      : () => {
-          if (state === RUNNING || state === DONE) {
-            throw new NextCalledTwiceError(ctx.method);
-          }
-          state = RUNNING;
-          return dispatch(index + 1, ctx).then(
-            (result) => {
-              state = DONE;
-              return result;
-            },
-            (error: unknown) => {
-              state = FAILED;
-              throw error;
-            },
-          );
-        };
-    try {
-      return Promise.resolve(chain[index]!(ctx, next));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  };
-  return (ctx) => dispatch(0, ctx);
+  return (ctx) => new ChainRun(chain, terminal, ctx, retry).from(0);
 }
 
 /**

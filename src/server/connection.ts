@@ -25,6 +25,7 @@ import {
   serveListenRequest,
 } from "./listen-request.js";
 import {
+  type RequestMiddlewareContext,
   type RoutedRequest,
   runNotificationChain,
   runRequestChain,
@@ -389,8 +390,8 @@ export class ServerConnection implements SessionDispatcher {
         clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : undefined,
         meta,
       };
-      return this.throughChain(chain, params, routed, context, async (given) =>
-        this.initialize(given),
+      return this.throughChain(chain, params, routed, context, async (ctx) =>
+        this.initialize(ctx.params),
       );
     }
     const modernShaped = meta !== undefined && META.protocolVersion in meta;
@@ -473,13 +474,11 @@ export class ServerConnection implements SessionDispatcher {
     }
     const chain = core.middleware.chainFor(method);
     if (method === "subscriptions/listen") {
-      this.listening ??= new ListenUriCounter();
-      const listening = this.listening;
-      if (!chain) return serveListenRequest(core, listening, params, capabilities, context);
+      if (!chain) {
+        return serveListenRequest(core, this.listenCounter(), params, capabilities, context);
+      }
       const routed = modernRouted(version, capabilities, meta);
-      return this.throughChain(chain, params, routed, context, (given) =>
-        serveListenRequest(core, listening, given, capabilities, context),
-      );
+      return this.throughChain(chain, params, routed, context, this.serveListenChained);
     }
     if (!chain)
       return this.serveModern(params, meta, version, capabilities, logLevel, context, true);
@@ -488,8 +487,44 @@ export class ServerConnection implements SessionDispatcher {
       params,
       modernRouted(version, capabilities, meta),
       context,
-      (given) => this.serveModern(given, meta, version, capabilities, logLevel, context, false),
-    ).then((result) => this.finishModern(method, result));
+      this.serveModernChained,
+      this.finishAfterChain,
+    );
+  }
+
+  // serveModern and finishModern as the chain's ends: one function each per connection, none
+  // per request.
+  private readonly serveModernChained = (
+    ctx: RequestMiddlewareContext<ModernRouted>,
+  ): Promise<JsonObject> => {
+    const { meta, protocolVersion, clientCapabilities } = ctx.routed;
+    const logLevel = meta[META.logLevel];
+    return this.serveModern(
+      ctx.params,
+      meta,
+      protocolVersion,
+      clientCapabilities,
+      logLevel,
+      ctx.request,
+      false,
+    );
+  };
+  private readonly finishAfterChain = (method: string, result: JsonObject): JsonObject =>
+    this.finishModern(method, result);
+  private readonly serveListenChained = (
+    ctx: RequestMiddlewareContext<ModernRouted>,
+  ): Promise<JsonObject> =>
+    serveListenRequest(
+      this.core,
+      this.listenCounter(),
+      ctx.params,
+      ctx.routed.clientCapabilities,
+      ctx.request,
+    );
+
+  private listenCounter(): ListenUriCounter {
+    this.listening ??= new ListenUriCounter();
+    return this.listening;
   }
 
   /** A modern result as it goes out: resultType, caching hints, serverInfo. */
@@ -505,12 +540,13 @@ export class ServerConnection implements SessionDispatcher {
    * Runs `chain` around `serve`: the middleware sees the request after routing and the era's
    * checks, and `serve` gets the params as the middleware left them.
    */
-  private throughChain(
+  private throughChain<R extends RoutedRequest>(
     chain: readonly ServerMiddleware[],
     params: JsonObject,
-    routed: RoutedRequest,
+    routed: R,
     context: IncomingRequestContext,
-    serve: (params: JsonObject) => Promise<JsonObject>,
+    serve: (ctx: RequestMiddlewareContext<R>) => Promise<JsonObject>,
+    finish?: (method: string, result: JsonObject) => JsonObject,
   ): Promise<JsonObject> {
     return runRequestChain(
       chain,
@@ -520,6 +556,7 @@ export class ServerConnection implements SessionDispatcher {
       this.session.transport,
       serve,
       this.core.reportError,
+      finish,
     );
   }
 
@@ -589,8 +626,8 @@ export class ServerConnection implements SessionDispatcher {
       clientCapabilities: legacy.clientCapabilities,
       meta,
     };
-    return this.throughChain(chain, params, routed, context, (given) =>
-      this.serveLegacy(given, meta, context, legacy),
+    return this.throughChain(chain, params, routed, context, (ctx) =>
+      this.serveLegacy(ctx.params, meta, context, legacy),
     );
   }
 
@@ -650,6 +687,13 @@ export class ServerConnection implements SessionDispatcher {
   }
 }
 
-function modernRouted(version: string, capabilities: JsonObject, meta: JsonObject): RoutedRequest {
+/** A modern request's facts, all known once dispatchModern's checks passed. */
+interface ModernRouted extends RoutedRequest {
+  protocolVersion: string;
+  clientCapabilities: JsonObject;
+  meta: JsonObject;
+}
+
+function modernRouted(version: string, capabilities: JsonObject, meta: JsonObject): ModernRouted {
   return { era: "modern", protocolVersion: version, clientCapabilities: capabilities, meta };
 }

@@ -2,6 +2,7 @@ import { InternalError, isPlainObject, JsonRpcError } from "../jsonrpc/errors.js
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import type { ClientCapabilities } from "../protocol/mcp-types.js";
 import {
+  ChainRun,
   compose,
   type Middleware,
   type MiddlewareContext,
@@ -43,39 +44,62 @@ export interface RoutedRequest {
   meta: JsonObject | undefined;
 }
 
-/** One incoming request's context; the abort signal is made only if a middleware reads it. */
-class RequestMiddlewareContext implements ServerMiddlewareContext {
-  readonly method: string;
+/**
+ * One incoming request's context. Made for every request a middleware sees, so it holds what it
+ * was given and answers the rest from its prototype's getters: the abort signal, say, is made
+ * only if a middleware reads it.
+ */
+export class RequestMiddlewareContext<R extends RoutedRequest = RoutedRequest>
+  implements ServerMiddlewareContext
+{
   params: JsonObject;
-  readonly meta: JsonObject | undefined;
-  readonly era: Era;
-  readonly protocolVersion: string | undefined;
-  readonly clientCapabilities: ClientCapabilities | undefined;
-  readonly transport: TransportKind | undefined;
+  /** As the request arrived: a transport may name its session only once it is established. */
   readonly sessionId: string | undefined;
-  readonly notification = false;
-  readonly sending = false;
-  private readonly request: IncomingRequestContext;
+  /**
+   * For the handler at the chain's end, which reads the request's facts here rather than
+   * from a closure made per request.
+   */
+  readonly routed: R;
+  readonly request: IncomingRequestContext;
   private readonly carrier: Transport;
 
   constructor(
     params: JsonObject,
-    routed: RoutedRequest,
+    routed: R,
     request: IncomingRequestContext,
     transport: Transport,
   ) {
-    this.method = request.method;
     this.params = params;
-    this.meta = routed.meta;
-    this.era = routed.era;
-    this.protocolVersion = routed.protocolVersion;
-    this.clientCapabilities = routed.clientCapabilities;
-    this.transport = transport.kind;
     this.sessionId = transport.sessionId;
+    this.routed = routed;
     this.request = request;
     this.carrier = transport;
   }
 
+  get method(): string {
+    return this.request.method;
+  }
+  get meta(): JsonObject | undefined {
+    return this.routed.meta;
+  }
+  get era(): Era {
+    return this.routed.era;
+  }
+  get protocolVersion(): string | undefined {
+    return this.routed.protocolVersion;
+  }
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.routed.clientCapabilities;
+  }
+  get transport(): TransportKind | undefined {
+    return this.carrier.kind;
+  }
+  get notification(): false {
+    return false;
+  }
+  get sending(): false {
+    return false;
+  }
   get requestId(): JsonRpcId {
     return this.request.id;
   }
@@ -98,35 +122,49 @@ class RequestMiddlewareContext implements ServerMiddlewareContext {
 }
 
 /**
- * Runs `chain` around `handler`. The handler's own failures pass through untouched (the
- * session answers them as before); a middleware's JsonRpcError becomes the error reply, and
- * anything else it throws is reported and answered -32603 with nothing of it leaked.
+ * Runs `chain` around `serve`, then `finish` (if given) on the result. The handler's own failures
+ * pass through untouched (the session answers them as before); a middleware's JsonRpcError
+ * becomes the error reply, and anything else it throws is reported and answered -32603 with
+ * nothing of it leaked.
  */
-export async function runRequestChain(
+export function runRequestChain<R extends RoutedRequest>(
   chain: readonly ServerMiddleware[],
   params: JsonObject,
-  routed: RoutedRequest,
+  routed: R,
   request: IncomingRequestContext,
   transport: Transport,
-  handler: (params: JsonObject) => Promise<JsonObject>,
+  serve: (ctx: RequestMiddlewareContext<R>) => Promise<JsonObject>,
   report: (error: Error) => void,
+  finish?: (method: string, result: JsonObject) => JsonObject,
 ): Promise<JsonObject> {
   const ctx = new RequestMiddlewareContext(params, routed, request, transport);
-  // The handler's promise, kept bare: whether a failure was the handler's is asked only when
-  // the chain fails, so a request that succeeds pays for no wrapper around it.
-  let handled: Promise<JsonObject> | undefined;
-  const terminal = (current: ServerMiddlewareContext): Promise<JsonObject> => {
-    handled = handler(current.params);
-    return handled;
-  };
-  try {
-    return await compose(chain, terminal)(ctx);
-  } catch (error) {
-    if (error instanceof JsonRpcError) throw error;
-    if (handled && (await handled.then(NOT_FAILED, (failure) => failure === error))) throw error;
-    if (!request.signal.aborted) report(middlewareFailure(ctx.method, error));
-    throw new InternalError();
-  }
+  const run = new ChainRun(chain, serve, ctx, false);
+  const chained = run.from(0);
+  const finished = finish && ((result: JsonObject) => finish(ctx.method, result));
+  // The chain handed back the handler's own promise (a middleware returned what next() gave):
+  // whatever it fails with is the handler's, passed through untouched, so nothing need watch it.
+  if (chained === run.ended) return finished ? chained.then(finished) : chained;
+  return chained.then(finished, (error: unknown) =>
+    chainFailure(error, run.ended, ctx.method, request, report),
+  );
+}
+
+/**
+ * What a failed chain answers. The handler's promise is kept bare: whether a failure was the
+ * handler's is asked only when the chain fails, so a request that succeeds pays for no
+ * wrapper around it.
+ */
+async function chainFailure(
+  error: unknown,
+  handled: Promise<JsonObject> | undefined,
+  method: string,
+  request: IncomingRequestContext,
+  report: (error: Error) => void,
+): Promise<never> {
+  if (error instanceof JsonRpcError) throw error;
+  if (handled && (await handled.then(NOT_FAILED, (failure) => failure === error))) throw error;
+  if (!request.signal.aborted) report(middlewareFailure(method, error));
+  throw new InternalError();
 }
 
 /**

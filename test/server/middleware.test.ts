@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
 import type { Transport } from "../../src/protocol/transport.js";
+import type { ServerMiddleware } from "../../src/server/middleware-chain.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
 import { serveHttp } from "../../src/transports/http/node-adapter.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
@@ -126,7 +127,13 @@ for (const [name, serve] of Object.entries(transports)) {
 describe("server middleware and a handler's own failure", () => {
   it("passes it through untouched, as without middleware, and reports no middleware bug", async () => {
     const answers: string[] = [];
-    for (const withMiddleware of [false, true]) {
+    // None; one handing back next()'s own promise; one handing back a promise of its own.
+    const middlewares: (ServerMiddleware | undefined)[] = [
+      undefined,
+      (_ctx, next) => next(),
+      async (_ctx, next) => await next(),
+    ];
+    for (const middleware of middlewares) {
       const reported: string[] = [];
       const { McpServer } = await import("../../src/server/index.js");
       const server = new McpServer({
@@ -136,7 +143,7 @@ describe("server middleware and a handler's own failure", () => {
       server.prompt({ name: "broken" }, () => {
         throw new Error("the prompt store is down");
       });
-      if (withMiddleware) server.use((_ctx, next) => next());
+      if (middleware) server.use(middleware);
       const [serverSide, clientSide] = createMemoryPair();
       server.connect(serverSide);
       const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
@@ -146,6 +153,49 @@ describe("server middleware and a handler's own failure", () => {
       assert.ok(!reported.some((line) => /middleware/.test(line)), reported.join("\n"));
       await client.close();
     }
-    assert.equal(answers[1], answers[0]);
+    assert.deepEqual(answers, [answers[0], answers[0], answers[0]]);
+  });
+});
+
+describe("server middleware and a modern result's decoration", () => {
+  it("sees the handler's bare result; the reply is decorated after the chain", async () => {
+    const { McpServer } = await import("../../src/server/index.js");
+    const { Session } = await import("../../src/protocol/session.js");
+    const seen: unknown[] = [];
+    // Handing back next()'s own promise, a promise of its own, or a result of its own.
+    const middlewares: ServerMiddleware[] = [
+      (_ctx, next) => next().finally(() => {}),
+      (_ctx, next) => next(),
+      async (_ctx, next) => {
+        const result = await next();
+        seen.push(result.resultType ?? "bare");
+        return result;
+      },
+    ];
+    for (const middleware of middlewares) {
+      const server = new McpServer({ serverInfo: { name: "s", version: "1" } });
+      server.tool({ name: "hello" }, () => "hi");
+      server.use(middleware);
+      const [serverSide, clientSide] = createMemoryPair();
+      server.connect(serverSide);
+      const client = new Session(clientSide);
+      client.start();
+      const reply = await client.request("tools/call", {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+        name: "hello",
+        arguments: {},
+      });
+      assert.equal(reply.resultType, "complete");
+      const replyMeta = reply._meta as Record<string, unknown>;
+      assert.deepEqual(replyMeta["io.modelcontextprotocol/serverInfo"], {
+        name: "s",
+        version: "1",
+      });
+      await client.close();
+    }
+    assert.deepEqual(seen, ["bare"]);
   });
 });
