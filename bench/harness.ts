@@ -8,6 +8,12 @@
  *   npm run bench -- --quick      smoke run (~1 min)
  *   flags / env: --rounds N (BENCH_ROUNDS), --http-seconds S (BENCH_HTTP_SECONDS),
  *                --only id,id (BENCH_ONLY; case ids or prefixes, e.g. stdio,http-json)
+ *                --rows 'label;label' (BENCH_ROWS; row labels or their beginnings: only those
+ *                rows run, the first one left in a case being its reference)
+ *
+ * "× limit" is the median over rounds of each row's value divided by the reference row's value
+ * of the same round: rows compared trial by trial, so a machine that slows down for a while
+ * moves both sides of a ratio rather than one.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
@@ -24,13 +30,17 @@ function option(argv: string[], flag: string, env: string): string | undefined {
   return index >= 0 ? argv[index + 1] : process.env[env];
 }
 
-function settingsFrom(argv: string[]): Settings & { only: string[] } {
+function settingsFrom(argv: string[]): Settings & { only: string[]; rows: string[] } {
   const quick = argv.includes("--quick");
   return {
     quick,
     rounds: Number(option(argv, "--rounds", "BENCH_ROUNDS") ?? (quick ? 1 : 3)),
     httpSeconds: Number(option(argv, "--http-seconds", "BENCH_HTTP_SECONDS") ?? (quick ? 1 : 3)),
     only: (option(argv, "--only", "BENCH_ONLY") ?? "").split(",").filter(Boolean),
+    rows: (option(argv, "--rows", "BENCH_ROWS") ?? "")
+      .split(";")
+      .map((label) => label.trim())
+      .filter(Boolean),
   };
 }
 
@@ -106,14 +116,32 @@ function machineLine(): string {
   return `${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, ${memGiB} GiB RAM, Linux ${release()}, Node ${process.version}; load average at start ${load}`;
 }
 
-function cell(values: number[] | undefined): string {
-  if (!values || values.length === 0) return "";
+/** A metric's values indexed by round; a round whose trial failed is a hole. */
+type ByRound = number[];
+
+function present(values: ByRound | undefined): number[] {
+  return (values ?? []).filter((value) => value !== undefined);
+}
+
+/** The median over rounds of value / reference value, both from the same round. */
+function pairedRatio(values: ByRound | undefined, reference: ByRound | undefined): string {
+  const ratios: number[] = [];
+  (values ?? []).forEach((value, round) => {
+    const base = reference?.[round];
+    if (value !== undefined && base !== undefined && base !== 0) ratios.push(value / base);
+  });
+  return ratios.length === 0 ? "" : `${median(ratios).toFixed(2)}×`;
+}
+
+function cell(byRound: ByRound | undefined): string {
+  const values = present(byRound);
+  if (values.length === 0) return "";
   const middle = formatNumber(median(values));
   if (values.length === 1) return middle;
   return `${middle} (${formatNumber(Math.min(...values))}–${formatNumber(Math.max(...values))})`;
 }
 
-type Collected = Map<string, Map<string, number[]>>; // row label → metric → values
+type Collected = Map<string, Map<string, ByRound>>; // row label → metric → values
 
 function table(
   cases: Case[],
@@ -126,13 +154,12 @@ function table(
   ];
   for (const benchCase of cases) {
     const collected = results.get(benchCase.id)!;
-    const limit = median(collected.get(benchCase.rows[0]!.label)?.get(benchCase.primary) ?? []);
+    const reference = collected.get(benchCase.rows[0]!.label)?.get(benchCase.primary);
     for (const row of benchCase.rows) {
-      const metrics = collected.get(row.label) ?? new Map<string, number[]>();
+      const metrics = collected.get(row.label) ?? new Map<string, ByRound>();
       const primary = metrics.get(benchCase.primary);
       const failed = failures.get(`${benchCase.id}/${row.label}`);
-      const ratio =
-        primary && Number.isFinite(limit) ? `${(median(primary) / limit).toFixed(2)}×` : "";
+      const ratio = pairedRatio(primary, reference);
       const result =
         failed && !primary
           ? `FAILED (${failed.length})`
@@ -161,7 +188,7 @@ function extraTables(cases: Case[], results: Map<string, Collected>): string[] {
   for (const benchCase of cases) {
     const collected = results.get(benchCase.id)!;
     for (const metric of benchCase.secondary.filter((name) => !TABLE_COLUMNS.has(name))) {
-      const limit = median(collected.get(benchCase.rows[0]!.label)?.get(metric) ?? []);
+      const reference = collected.get(benchCase.rows[0]!.label)?.get(metric);
       lines.push(
         "",
         `| ${benchCase.title} | row | ${METRIC_LABELS[metric] ?? metric} | × limit |`,
@@ -169,9 +196,7 @@ function extraTables(cases: Case[], results: Map<string, Collected>): string[] {
       );
       for (const row of benchCase.rows) {
         const values = collected.get(row.label)?.get(metric);
-        const ratio =
-          values && Number.isFinite(limit) ? `${(median(values) / limit).toFixed(2)}×` : "";
-        lines.push(`| | ${row.label} | ${cell(values)} | ${ratio} |`);
+        lines.push(`| | ${row.label} | ${cell(values)} | ${pairedRatio(values, reference)} |`);
       }
     }
   }
@@ -180,10 +205,19 @@ function extraTables(cases: Case[], results: Map<string, Collected>): string[] {
 
 async function main(): Promise<void> {
   const settings = settingsFrom(process.argv.slice(2));
-  const cases = benchCases(settings).filter(
-    (benchCase) =>
-      settings.only.length === 0 || settings.only.some((id) => benchCase.id.startsWith(id)),
-  );
+  const cases = benchCases(settings)
+    .filter(
+      (benchCase) =>
+        settings.only.length === 0 || settings.only.some((id) => benchCase.id.startsWith(id)),
+    )
+    .map((benchCase) => ({
+      ...benchCase,
+      rows: benchCase.rows.filter(
+        (row) =>
+          settings.rows.length === 0 || settings.rows.some((label) => row.label.startsWith(label)),
+      ),
+    }))
+    .filter((benchCase) => benchCase.rows.length > 0);
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const resultsDir = fileURLToPath(new URL("../../bench/results/", import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
@@ -232,10 +266,12 @@ async function main(): Promise<void> {
           continue;
         }
         const collected = results.get(benchCase.id)!;
-        const perRow = collected.get(row.label) ?? new Map<string, number[]>();
+        const perRow = collected.get(row.label) ?? new Map<string, ByRound>();
         collected.set(row.label, perRow);
         for (const [name, value] of Object.entries(outcome.metrics)) {
-          perRow.set(name, [...(perRow.get(name) ?? []), value]);
+          const values = perRow.get(name) ?? [];
+          values[round] = value;
+          perRow.set(name, values);
         }
         const primary = formatNumber(outcome.metrics[benchCase.primary] ?? Number.NaN);
         process.stderr.write(

@@ -4,7 +4,7 @@
  */
 
 import type { BenchClient } from "../peers/types.js";
-import { latencySummary, median, procMemoryKb } from "../stats.js";
+import { latencySummary, median, procCpuSeconds, procMemoryKb } from "../stats.js";
 
 export type Metrics = Record<string, number>;
 
@@ -27,9 +27,24 @@ async function warmUp(client: BenchClient, calls: number): Promise<void> {
   for (let i = 0; i < calls; i++) await checkedEcho(client, `warm-${i}`);
 }
 
+/**
+ * The server's CPU (user + system) per call over the measured calls, in microseconds: steadier
+ * than calls/s on a shared VM, where wall-clock rounds swing with the neighbours.
+ */
+async function serverCpuMeter(client: BenchClient): Promise<(calls: number) => Promise<number>> {
+  const pid = client.serverPid();
+  const before = await procCpuSeconds(pid);
+  return async (calls) => {
+    const after = await procCpuSeconds(pid);
+    if (before === undefined || after === undefined) return Number.NaN;
+    return ((after - before) * 1e6) / calls;
+  };
+}
+
 export async function sequential(client: BenchClient, calls: number): Promise<Metrics> {
   await warmUp(client, Math.min(WARM_UP_CALLS, calls));
   const latencies = new Array<number>(calls);
+  const serverCpu = await serverCpuMeter(client);
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const sent = performance.now();
@@ -37,7 +52,11 @@ export async function sequential(client: BenchClient, calls: number): Promise<Me
     latencies[i] = performance.now() - sent;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { callsPerSec: calls / seconds, ...latencySummary(latencies) };
+  return {
+    callsPerSec: calls / seconds,
+    serverCpuUsPerCall: await serverCpu(calls),
+    ...latencySummary(latencies),
+  };
 }
 
 export async function pipelined(
@@ -48,6 +67,7 @@ export async function pipelined(
   await warmUp(client, Math.min(WARM_UP_CALLS, calls));
   const latencies: number[] = [];
   let next = 0;
+  const serverCpu = await serverCpuMeter(client);
   const started = performance.now();
   const lane = async () => {
     while (next < calls) {
@@ -59,7 +79,11 @@ export async function pipelined(
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
   const seconds = (performance.now() - started) / 1000;
-  return { callsPerSec: calls / seconds, ...latencySummary(latencies) };
+  return {
+    callsPerSec: calls / seconds,
+    serverCpuUsPerCall: await serverCpu(calls),
+    ...latencySummary(latencies),
+  };
 }
 
 /** `count` echoes of `mib` MiB each, one after another; MiB/s counts the text echoed. */
