@@ -153,15 +153,16 @@ export async function runManyGateway(settings: ManySettings): Promise<number> {
       if (!stopping) logLine(`${upstream.name}: ${why}`);
     });
   }
+  // Stop signals are heard before "listening on" is printed: whoever reads it may signal at once.
+  let stopListening = () => {};
+  const stopped = new Promise<string>((resolve) => {
+    stopListening = onStopSignals((signal) => resolve(signal));
+  });
   for (const upstream of upstreams)
     logLine(`serving ${upstream.name} at ${origin}${serverPath(upstream.name)}`);
   logLine(`serving them all at ${origin}/mcp (names prefixed with <server>${settings.separator})`);
   logLine(`listening on ${origin}`);
-
-  let stopListening = () => {};
-  await new Promise<string>((resolve) => {
-    stopListening = onStopSignals((signal) => resolve(signal));
-  });
+  await stopped;
   stopping = true;
   stopListening();
   const closed = new Promise<void>((resolve) => http.close(() => resolve()));

@@ -435,18 +435,20 @@ async function serveGateway(
   }
   await cluster?.ready();
   cluster?.listening(new URL(served.url).origin);
-  logLine(`child running (pid ${supervised.pid})`);
-  logLine(`listening on ${served.url}`);
 
   // Runs until a stop signal (SIGHUP too: a closed terminal must not orphan the child) or until
   // the child cannot be kept running. Stopping on a signal is this service's normal end: exit 0.
+  // The handlers go in before the lines below: whoever reads "listening on" may signal at once.
   let stopListening = () => {};
-  const reason = await new Promise<string>((resolve) => {
+  const stopped = new Promise<string>((resolve) => {
     stopListening = onStopSignals((signal) => resolve(signal));
     void supervised.closed.then((info) =>
       resolve(info.error ? `child lost: ${info.error.message}` : "child closed"),
     );
   });
+  logLine(`child running (pid ${supervised.pid})`);
+  logLine(`listening on ${served.url}`);
+  const reason = await stopped;
   stopListening();
   if (verbose) logLine(`mcpwire gateway: stopping (${reason})`);
   await served.close();
