@@ -283,6 +283,13 @@ export function benchCases(settings: Settings): Case[] {
         label: "mcpwire server ← bare client, otel middleware, SDK in memory",
         otel: "memory",
       },
+      // The same without the AsyncLocalStorage context manager: what Node's async context
+      // tracking adds to every promise of the process, traced or not.
+      {
+        ...OUR_SERVER,
+        label: "mcpwire server ← bare client, otel middleware, SDK in memory, no context manager",
+        otel: "memory-no-context",
+      },
     ],
   });
   // Issue 15's budget: JWT auth on loses at most 10% against auth off (the first row).

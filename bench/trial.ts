@@ -86,8 +86,11 @@ export interface TrialSpec {
 /** workerd: the server is a Worker (workers/), run by Miniflare (peers/workerd-server.ts). */
 export type Runtime = "node" | "bun" | "workerd";
 
-/** The echo server's `--otel` mode: the middleware alone (API only), or the SDK in memory. */
-export type OtelMode = "api" | "memory";
+/**
+ * The echo server's `--otel` mode: the middleware alone (API only), or the SDK in memory (with
+ * or without its AsyncLocalStorage context manager).
+ */
+export type OtelMode = "api" | "memory" | "memory-no-context";
 
 const SERVER_SCRIPTS: Record<Impl, string> = {
   mcpwire: "./echo-server.js",
