@@ -3,13 +3,16 @@
  * callgrind in one process, with no HTTP server and no client socket:
  *
  *   node dist/bench/instructions-web.js [--impl mcpwire|bare] [--worker] [--warmup 3000]
- *       [--requests 10000] [--in-flight 1] [--keep DIR] [-- node flags for the counted process]
+ *       [--requests 10000] [--in-flight 1] [--same-turn] [--keep DIR] [-- node flags for the counted process]
  *
  * What Bun.serve and workerd run, driven in-process: a `tools/call echo` Request goes into
  * mcpwire's `createHttpHandler(server, { legacy: false, responseMode: "json" }).handle`
  * (the echo server as workers/echo-worker.ts builds it) or into the bare fetch handler
  * (answerRequest, as workers/bare-worker.ts serves it), and the Response's text is read. Both
  * pay the same for undici's Request and Response, so (ours - bare) is what MCP's layers cost.
+ * Each lane lets the event loop turn (one setImmediate) before its next request, as an HTTP server
+ * hands each request over in a callback of its own, so that work a handler defers to a later
+ * macrotask is done and counted request by request; `--same-turn` sends them back to back.
  * `--worker`: the counted process resolves mcpwire under the `worker` condition, as the Worker
  * bundle does (the web builds, @cfworker/json-schema rather than ajv).
  *
@@ -22,6 +25,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { countDriver, driveCounted } from "./callgrind-driver.js";
 import { answerRequest, MODERN, PROTOCOL_VERSION_KEY } from "./peers/bare-protocol.js";
@@ -35,6 +39,7 @@ interface Options {
   warmup: number;
   requests: number;
   inFlight: number;
+  sameTurn: boolean;
   keep: string | undefined;
   nodeFlags: string[];
 }
@@ -56,6 +61,7 @@ function parse(all: string[]): Options {
     warmup: Number(value("--warmup") ?? 3000),
     requests: Number(value("--requests") ?? 10_000),
     inFlight: Number(value("--in-flight") ?? 1),
+    sameTurn: argv.includes("--same-turn"),
     keep: value("--keep"),
     nodeFlags: split < 0 ? [] : all.slice(split + 1),
   };
@@ -105,10 +111,16 @@ async function handlerFor(impl: Impl): Promise<Handle> {
 
 let nextId = 1;
 
-async function requests(handle: Handle, count: number, lanes: number): Promise<void> {
+async function requests(
+  handle: Handle,
+  count: number,
+  lanes: number,
+  sameTurn: boolean,
+): Promise<void> {
   let left = count;
   const lane = async () => {
     while (left-- > 0) {
+      if (!sameTurn) await nextTurn();
       const id = nextId++;
       const text = `hello ${id}`;
       const response = await handle(echoRequest(id, text));
@@ -125,8 +137,8 @@ async function requests(handle: Handle, count: number, lanes: number): Promise<v
 async function drive(impl: Impl, options: Options): Promise<void> {
   const handle = await handlerFor(impl);
   await driveCounted(
-    () => requests(handle, options.warmup, options.inFlight),
-    () => requests(handle, options.requests, options.inFlight),
+    () => requests(handle, options.warmup, options.inFlight, options.sameTurn),
+    () => requests(handle, options.requests, options.inFlight, options.sameTurn),
   );
 }
 
@@ -144,6 +156,7 @@ function count(impl: Impl, options: Options, dir: string) {
     String(options.requests),
     "--in-flight",
     String(options.inFlight),
+    ...(options.sameTurn ? ["--same-turn"] : []),
   ];
   return countDriver(node, dir, options.keep !== undefined);
 }

@@ -16,6 +16,7 @@ import {
   jsonReply,
   type PlainReply,
   type ReplySink,
+  type SignalCarrier,
   statusForError,
 } from "./exchange.js";
 import type { HttpHandlerOptions } from "./handler-options.js";
@@ -212,7 +213,7 @@ export class HttpEndpoint {
     context: MessageContext,
     base: HeaderPairs,
     sink: ReplySink,
-    requestSignal?: AbortSignal,
+    carrier?: SignalCarrier,
   ): PlainReply | undefined {
     if (!("method" in message)) {
       return rpcErrorReply(
@@ -261,7 +262,7 @@ export class HttpEndpoint {
       subscription: message.method === "subscriptions/listen",
       baseHeaders: base,
       sink,
-      requestSignal,
+      carrier,
     });
     if (streamsAtOnce) exchange.openStream();
     this.transport.deliverRequest(message, exchange, context);

@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
+import { macrotask } from "../../platform/scheduling.js";
 import { utf8Length } from "../../platform/utf8-length.js";
 import { META } from "../../protocol/meta.js";
 import { type HeaderPairs, NO_HEADERS } from "./security.js";
@@ -40,7 +41,7 @@ export interface ReplySink {
   openStream(headers: HeaderPairs, keepAliveMs: number, onGone: () => void): EventSink;
   /** The client went away: settle without writing anything. */
   abandon(): void;
-  /** Calls `onGone` when the client goes away (sinks that can tell; else `requestSignal`). */
+  /** Calls `onGone` when the client goes away (sinks that can tell; else `carrier`). */
   watch?(onGone: () => void): void;
 }
 
@@ -55,8 +56,16 @@ interface ExchangeOptions {
   /** Headers every response carries (CORS). */
   baseHeaders: HeaderPairs;
   sink: ReplySink;
-  /** Aborted when the client disconnects (the web Request's signal), if the caller has one. */
-  requestSignal?: AbortSignal | undefined;
+  /**
+   * What tells of a client that disconnects, if the caller has it: the web Request, whose
+   * signal aborts then. Read only when the reply is still pending a macrotask later.
+   */
+  carrier?: SignalCarrier | undefined;
+}
+
+/** Anything with an AbortSignal that aborts when the client goes away (a web Request is one). */
+export interface SignalCarrier {
+  readonly signal: AbortSignal;
 }
 
 /** HTTP status for a JSON-RPC error sent as a whole JSON response. */
@@ -176,15 +185,31 @@ export class Exchange {
   private responded = false;
   private done = false;
   private sse: EventSink | undefined;
+  /** The carrier's signal, once listened to (see watchCarrier). */
+  private watchedSignal: AbortSignal | undefined;
   /** The client went away (its request signal, the sink, or the stream says so). */
   private readonly onRequestAbort = () => this.abandon();
 
   constructor(originalId: JsonRpcId, options: ExchangeOptions) {
     this.originalId = originalId;
     this.options = options;
-    if (options.requestSignal?.aborted) this.abandon();
-    else options.requestSignal?.addEventListener("abort", this.onRequestAbort, { once: true });
+    // Most replies are written within the turn that dispatched them: listening to the signal
+    // at once (an EventTarget listener added and removed, ~20k instructions on Node) would be
+    // paid for nothing. A client that left before the check is seen there, as aborted.
+    if (options.carrier) macrotask(() => this.watchCarrier());
     options.sink.watch?.(this.onRequestAbort);
+  }
+
+  /** Listens for the client leaving, if the reply is still pending. */
+  private watchCarrier(): void {
+    if (this.done) return;
+    const signal = this.options.carrier!.signal;
+    if (signal.aborted) {
+      this.abandon();
+      return;
+    }
+    this.watchedSignal = signal;
+    signal.addEventListener("abort", this.onRequestAbort, { once: true });
   }
 
   get finished(): boolean {
@@ -317,7 +342,7 @@ export class Exchange {
   private finish(): void {
     this.done = true;
     this.sse?.end();
-    this.options.requestSignal?.removeEventListener("abort", this.onRequestAbort);
+    this.watchedSignal?.removeEventListener("abort", this.onRequestAbort);
     this.owner?.exchangeDone(this.internalId);
   }
 }

@@ -126,14 +126,8 @@ export function createHttpHandler(
     }
     const context: MessageContext = { headers, principal };
     const sink = new WebReplySink();
-    const answered = endpoint.serveModern(
-      message,
-      headers,
-      context,
-      basePairs,
-      sink,
-      request.signal,
-    );
+    // The Request itself: its signal is read only if the reply is still pending a turn later.
+    const answered = endpoint.serveModern(message, headers, context, basePairs, sink, request);
     return answered ? toResponse(answered) : sink.response;
   }
 
