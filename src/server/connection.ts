@@ -376,8 +376,14 @@ export class ServerConnection implements SessionDispatcher {
     }
   }
 
-  /** Every request (the session has no handlers of its own). */
-  async handleRequest(params: JsonObject, context: IncomingRequestContext): Promise<JsonObject> {
+  /**
+   * Every request (the session has no handlers of its own). Not async: the session awaits what
+   * comes back and catches what is thrown, so a wrapper promise would only add a resolve step.
+   */
+  handleRequest(
+    params: JsonObject,
+    context: IncomingRequestContext,
+  ): JsonObject | Promise<JsonObject> {
     const { method } = context;
     const meta = isPlainObject(params._meta) ? params._meta : undefined;
     if (method === "initialize") {
