@@ -9,11 +9,11 @@
  * `--root` runs another checkout's build (its dist/pkg/cli/main.js and dist/bench/echo-server.js),
  * so that two commits can be compared by the same measurement, runs interleaved.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { driveEcho, startGateway } from "./gateway-process.js";
 import { bareHttpClient } from "./peers/bare-client.js";
 
 const OWN_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
@@ -35,57 +35,11 @@ function childrenOf(pid: number): number[] {
   return text === "" ? [] : text.split(/\s+/).map(Number);
 }
 
-async function startGateway(
-  root: string,
-  dir: string,
-): Promise<{ child: ChildProcess; url: string }> {
-  const echo = join(root, "dist/bench/echo-server.js");
-  const config = join(dir, "mcp.json");
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: { echo0: { command: process.execPath, args: [echo, "--stdio"] } },
-    }),
-  );
-  const cli = join(root, "dist/pkg/cli/main.js");
-  const args = [
-    cli,
-    "gateway",
-    "--listen",
-    "127.0.0.1:0",
-    "--config",
-    config,
-    "--server",
-    "echo0,",
-  ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
-  let seen = "";
-  const origin = await new Promise<string>((done, fail) => {
-    child.once("exit", (code) => fail(new Error(`gateway exited (${code}): ${seen}`)));
-    child.stderr!.on("data", (chunk: Buffer) => {
-      seen += chunk.toString("utf8");
-      const match = /^listening on (\S+)$/m.exec(seen);
-      if (match) done(match[1]!);
-    });
-  });
-  return { child, url: `${origin}/servers/echo0/mcp` };
-}
-
 async function measure(root: string, requests: number, concurrency: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "mcpwire-gateway-cpu-"));
   const { child, url } = await startGateway(root, dir);
   const client = bareHttpClient(url, concurrency);
-  const drive = async (total: number) => {
-    let sent = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (sent < total) {
-          sent += 1;
-          await client.echo("hello");
-        }
-      }),
-    );
-  };
+  const drive = (total: number) => driveEcho(client, concurrency, total);
   try {
     await drive(WARMUP);
     const [echo] = childrenOf(child.pid!);

@@ -34,6 +34,7 @@ export interface GatewayLogsOptions {
 }
 
 const rank = (level: LoggingLevel): number => LOGGING_LEVELS.indexOf(level);
+const NOTHING_TO_END = (): void => {};
 
 export class GatewayLogs {
   private readonly options: GatewayLogsOptions;
@@ -49,12 +50,17 @@ export class GatewayLogs {
   }
 
   /**
-   * A call is about to be forwarded. Resolves once the child logs verbosely enough for it, with
-   * the function to call when it is done.
+   * A call is about to be forwarded. The function to call when it is done: at once, or once the
+   * child logs verbosely enough for it.
    */
-  async begin(context: HandlerContext): Promise<() => void> {
+  begin(context: HandlerContext): (() => void) | Promise<() => void> {
     const level = context.logLevel;
-    if (level === undefined || !this.adjustsChild()) return () => {};
+    // Most calls set no level: no promise for them (callers await only a promise).
+    if (level === undefined || !this.adjustsChild()) return NOTHING_TO_END;
+    return this.beginAt(level);
+  }
+
+  private async beginAt(level: LoggingLevel): Promise<() => void> {
     this.callsAt[rank(level)]!++;
     this.callsWanting++;
     const end = () => {

@@ -44,23 +44,42 @@ type Outcome = { result: JsonObject } | { error: unknown };
  * answer (a person may take minutes) and restarts with every answer and progress notification.
  */
 export class ChildCall {
-  readonly id = randomUUID();
-  /** What a retry must repeat to resume it: principal, method and forwarded params. */
-  readonly binding: string;
+  /** Made when first asked for: only a call that asks or parks needs a name. */
+  private ownId: string | undefined;
+  /** Worked out when first asked for (a retry's lookup), most calls never are: see `binding`. */
+  private readonly bindingOf: () => string;
+  private ownBinding: string | undefined;
   private readonly timeoutMs: number;
   private timer: NodeJS.Timeout | undefined;
   /** No AbortSignal unless something needs one: on Node 20 each costs more than the call. */
   private readonly cancellation = new LazyAbort();
   private readonly questions: Question[] = [];
-  private outcome: Promise<Outcome> | undefined;
+  /** The child's answer once it came (the round waiting on it is woken). */
+  private outcome: Outcome | undefined;
   private asked = 0;
   private context: HandlerContext | undefined;
   private wake: (() => void) | undefined;
   private settled = false;
 
-  constructor(binding: string, timeoutMs: number) {
-    this.binding = binding;
+  constructor(binding: () => string, timeoutMs: number) {
+    this.bindingOf = binding;
     this.timeoutMs = timeoutMs;
+  }
+
+  get id(): string {
+    this.ownId ??= randomUUID();
+    return this.ownId;
+  }
+
+  /** Its id if it has one yet (a call never asked for it was never parked). */
+  get idIfNamed(): string | undefined {
+    return this.ownId;
+  }
+
+  /** What a retry must repeat to resume it: principal, method and forwarded params. */
+  get binding(): string {
+    this.ownBinding ??= this.bindingOf();
+    return this.ownBinding;
   }
 
   /** Cancels the child's call (its client left, or never came back): RequestOptions.abort. */
@@ -71,11 +90,8 @@ export class ChildCall {
   /** The call on the child, made once (with no timeout of its own: this one replaces it). */
   begin(request: () => Promise<JsonObject>, onSettled: () => void): void {
     this.arm();
-    this.outcome = request().then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-    void this.outcome.then(() => {
+    const settle = (outcome: Outcome) => {
+      this.outcome = outcome;
       this.settled = true;
       clearTimeout(this.timer);
       // Questions still open belong to a call that is over.
@@ -83,7 +99,12 @@ export class ChildCall {
         question.reject(new JsonRpcError(ErrorCode.InternalError, "the call has ended"));
       }
       onSettled();
-    });
+      this.wake?.();
+    };
+    request().then(
+      (result) => settle({ result }),
+      (error: unknown) => settle({ error }),
+    );
   }
 
   /** Progress from the child, for the round running now (none while parked). */
@@ -127,9 +148,12 @@ export class ChildCall {
       : listenForAbort(context.signal, cancel);
     try {
       for (;;) {
-        const stop = await this.putQuestions(context);
+        // Most calls ask nothing: no round of questions to await then.
+        const stop = this.hasFresh(context) ? await this.putQuestions(context) : undefined;
         if (stop) throw stop;
-        const next = await Promise.race([this.outcome!, this.nextQuestion(context)]);
+        // Woken by the child's answer or by a question, whichever comes first.
+        if (this.outcome === undefined && !this.hasFresh(context)) await this.woken();
+        const next = this.outcome;
         if (next === undefined) continue;
         if ("error" in next) throw next.error;
         return next.result;
@@ -169,13 +193,14 @@ export class ChildCall {
     this.timer.unref();
   }
 
-  private nextQuestion(context: HandlerContext): Promise<undefined> {
-    // One may have come while the last ones were being put.
-    if (this.questions.some((question) => question.askedIn !== context)) {
-      return Promise.resolve(undefined);
-    }
+  /** Questions not yet put to this round (one may have come while the last ones were put). */
+  private hasFresh(context: HandlerContext): boolean {
+    return this.questions.some((question) => question.askedIn !== context);
+  }
+
+  private woken(): Promise<void> {
     return new Promise((resolve) => {
-      this.wake = () => resolve(undefined);
+      this.wake = resolve;
     });
   }
 
@@ -257,10 +282,11 @@ export class ParkedCalls {
   }
 
   /** The parked call a retry resumes: one whose question it answers, with the same binding. */
-  resume(params: JsonObject, binding: string): ChildCall | undefined {
+  resume(params: JsonObject, bindingOf: () => string): ChildCall | undefined {
     if (params.requestState === undefined || !isPlainObject(params.inputResponses)) {
       return undefined;
     }
+    const binding = bindingOf();
     const keys = Object.keys(params.inputResponses);
     const found = (id: string) => {
       const entry = this.parked.get(id);
@@ -286,10 +312,11 @@ export class ParkedCalls {
 
   /** The call ended while parked (the child answered anyway, or the connection closed). */
   remove(call: ChildCall): void {
-    const entry = this.parked.get(call.id);
+    const id = call.idIfNamed;
+    const entry = id === undefined ? undefined : this.parked.get(id);
     if (entry?.call !== call) return;
     clearTimeout(entry.timer);
-    this.parked.delete(call.id);
+    this.parked.delete(id!);
   }
 
   private giveUp(id: string, reason: string): void {

@@ -79,7 +79,7 @@ const PROXIED = new Set([
 ]);
 
 /** Result fields that belong to the child's connection, not to the one the gateway serves. */
-const CONNECTION_FIELDS = ["resultType", "ttlMs", "cacheScope"];
+const CONNECTION_FIELDS = new Set(["resultType", "ttlMs", "cacheScope"]);
 
 /**
  * What the gateway's client declares to its child (it answers all three, by asking the HTTP
@@ -314,7 +314,12 @@ export class GatewayServer extends McpServer {
     const { _meta, inputResponses: _answers, requestState: _state, ...forwarded } = params;
     if (method === "tools/call" && this.toolRules)
       forwarded.name = this.serverToolName(params.name);
-    const binding = JSON.stringify([context.principal ?? null, method, forwarded]);
+    // What a multi round-trip retry must repeat; only such a retry or a parked call needs it.
+    let bound: string | undefined;
+    const binding = () => {
+      bound ??= JSON.stringify([context.principal ?? null, method, forwarded]);
+      return bound;
+    };
     if (method === "tools/call") {
       const child = this.child();
       const tool =
@@ -347,14 +352,15 @@ export class GatewayServer extends McpServer {
   private async callOnChild(
     method: string,
     forwarded: JsonObject,
-    binding: string,
+    binding: () => string,
     context: HandlerContext,
     _meta: unknown,
     bridged: boolean,
     /** The request's own params, whose answers may resume a parked call (not for a task). */
     original?: JsonObject,
   ): Promise<JsonObject> {
-    const endLogs = await this.logs.begin(context);
+    const begun = this.logs.begin(context);
+    const endLogs = typeof begun === "function" ? begun : await begun;
     const call =
       (original && this.parked.resume(original, binding)) ??
       this.callChild(method, forwarded, binding, context, _meta, bridged);
@@ -451,7 +457,7 @@ export class GatewayServer extends McpServer {
   private callChild(
     method: string,
     params: JsonObject,
-    binding: string,
+    binding: () => string,
     context: HandlerContext,
     meta: unknown,
     bridged = false,
@@ -528,18 +534,38 @@ function declares(
   return Object.keys(elicitation).length === 0 || elicitation.form !== undefined;
 }
 
+/**
+ * A copy of the result without its connection fields and the child's serverInfo. Built key by
+ * key rather than copied and deleted from: a `delete` turns the copy into a slow dictionary
+ * object, which every later read and the reply's JSON.stringify then pay for.
+ */
 function withoutConnectionFields(result: JsonObject): JsonObject {
-  const copy: JsonObject = { ...result };
-  for (const field of CONNECTION_FIELDS) delete copy[field];
+  const copy: JsonObject = {};
+  for (const key in result) {
+    if (!CONNECTION_FIELDS.has(key)) copy[key] = result[key]!;
+  }
   return withoutServerInfo(copy);
 }
 
 /** Drops the child's serverInfo from a result copy's `_meta` (the gateway names itself). */
 function withoutServerInfo(copy: JsonObject): JsonObject {
-  if (isPlainObject(copy._meta)) {
-    const { [META.serverInfo]: _serverInfo, ...meta } = copy._meta;
-    if (Object.keys(meta).length > 0) copy._meta = meta;
-    else delete copy._meta;
+  const meta = copy._meta;
+  if (!isPlainObject(meta) || !(META.serverInfo in meta)) return copy;
+  const kept: JsonObject = {};
+  let any = false;
+  for (const key in meta) {
+    if (key === META.serverInfo) continue;
+    kept[key] = meta[key]!;
+    any = true;
   }
-  return copy;
+  if (any) {
+    copy._meta = kept;
+    return copy;
+  }
+  // Without `_meta` at all, as if the child had sent none (a copy again: no `delete`).
+  const bare: JsonObject = {};
+  for (const key in copy) {
+    if (key !== "_meta") bare[key] = copy[key]!;
+  }
+  return bare;
 }
