@@ -14,25 +14,13 @@ export async function throughput(
   seconds: number,
   concurrency: number,
 ): Promise<Metrics> {
-  for (let i = 0; i < 200; i++) {
-    const text = `warm ${i}`;
-    if ((await client.echo(text)) !== text) throw new Error("echo mismatch during warm-up");
-  }
+  // Warm-up by time, as long as the count and at the same concurrency: a row that is slower
+  // per call (the gateway at c=1) would otherwise be counted while its JIT still compiles.
+  await calls(client, concurrency, performance.now() + seconds * 1000, []);
   const latencies: number[] = [];
-  let counter = 0;
   const cpuBefore = await procCpuSeconds(serverPid);
   const started = performance.now();
-  const deadline = started + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const text = `hello ${counter++}`;
-      const sent = performance.now();
-      const echoed = await client.echo(text);
-      latencies.push(performance.now() - sent);
-      if (echoed !== text) throw new Error(`echo mismatch: ${echoed} for ${text}`);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  await calls(client, concurrency, started + seconds * 1000, latencies);
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = await procCpuSeconds(serverPid);
   const server = await procMemoryKb(serverPid);
@@ -45,6 +33,26 @@ export async function throughput(
     serverRssMiB: (server?.rss ?? Number.NaN) / 1024,
     serverPeakRssMiB: (server?.hwm ?? Number.NaN) / 1024,
   };
+}
+
+/** Echo calls from `concurrency` callers until `deadline`, each one's latency kept. */
+async function calls(
+  client: BenchClient,
+  concurrency: number,
+  deadline: number,
+  latencies: number[],
+): Promise<void> {
+  let counter = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const text = `hello ${counter++}`;
+      const sent = performance.now();
+      const echoed = await client.echo(text);
+      latencies.push(performance.now() - sent);
+      if (echoed !== text) throw new Error(`echo mismatch: ${echoed} for ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 /**
