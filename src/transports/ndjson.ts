@@ -303,6 +303,9 @@ function escapeLineBreak(character: string): string {
  */
 const NEWLINE_APART_FROM = 64 * 1024;
 
+/** coalesce: at most this many lines per write (see NdjsonWriter.put). */
+const GATHER_LINES = 16;
+
 interface QueuedWrite {
   /** The line without its newline; null once handed to the stream and only the drain is awaited. */
   text: string | null;
@@ -343,6 +346,8 @@ export class NdjsonWriter {
   /** coalesce: the lines of this turn, each with its newline, not yet handed to the stream. */
   private gathered = "";
   private flushScheduled = false;
+  /** coalesce: how many lines are in `gathered`. */
+  private gatheredLines = 0;
   /** coalesce: more than this gathered goes to the stream at once (its own buffer's size). */
   private readonly gatherLimit: number;
 
@@ -391,6 +396,10 @@ export class NdjsonWriter {
         this.flushScheduled = true;
         macrotask(this.flushGathered);
       }
+      // Every GATHER_LINES lines go at once, so that the peer starts on them while this side
+      // makes the rest: two gathering peers with many calls in flight would otherwise trade
+      // whole batches, each idle while the other works.
+      if (++this.gatheredLines === GATHER_LINES) return this.handOver();
       // Past the stream's buffer size the stream decides, as it would have for a corked write.
       return this.gathered.length < this.gatherLimit || this.handOver();
     }
@@ -424,6 +433,7 @@ export class NdjsonWriter {
     // Lines gathered this turn still go out, as corked ones did when the stream was uncorked.
     if (this.stream.writable) this.flush();
     this.gathered = "";
+    this.gatheredLines = 0;
     this.stream.off("drain", this.onDrain);
     this.stream.off("error", this.onStreamGone);
     this.stream.off("close", this.onStreamGone);
@@ -441,6 +451,7 @@ export class NdjsonWriter {
   private handOver(): boolean {
     const text = this.gathered;
     this.gathered = "";
+    this.gatheredLines = 0;
     return this.writeToStream.call(this.stream, text);
   }
 

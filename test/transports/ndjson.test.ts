@@ -545,6 +545,39 @@ class SlowWritable extends Writable {
 }
 
 describe("NdjsonWriter", () => {
+  it("coalescing: a turn's lines leave 16 at a time at once, the rest on the next macrotask", async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      highWaterMark: 1024 * 1024,
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk.toString("utf8"));
+        done();
+      },
+    });
+    const writer = new NdjsonWriter(stream, stream.write, { coalesce: true });
+    const sent = Array.from({ length: 40 }, (_, i) => note(i));
+    const written = sent.map((message) => writer.write(message));
+    // Two full groups went within the turn, so a peer can start on them; eight lines wait.
+    assert.deepEqual(
+      chunks.map((chunk) => chunk.split("\n").length - 1),
+      [16, 16],
+    );
+    await Promise.all(written);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(
+      chunks.map((chunk) => chunk.split("\n").length - 1),
+      [16, 16, 8],
+    );
+    assert.deepEqual(
+      chunks
+        .join("")
+        .slice(0, -1)
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+      sent,
+    );
+  });
+
   it("waits for drain after write() returns false, resolves every promise, keeps order", async () => {
     const stream = new SlowWritable();
     const writer = new NdjsonWriter(stream);
