@@ -327,7 +327,8 @@ export type StreamWrite = (
 export interface NdjsonWriterOptions {
   /**
    * Gathers the lines written in one turn of the event loop into one write to the stream, made
-   * on the next macrotask: many messages in flight then cost one pipe write, not one each. The
+   * on the next macrotask (or at once every GATHER_LINES lines): many messages in flight then
+   * cost a few pipe writes, not one each. The
    * lines are joined into one string, not corked: a corked stream hands them on as a writev of
    * separate strings, about 3k more instructions a line in Node. A process that may exit within
    * the turn calls flush() on its way out.
