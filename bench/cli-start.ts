@@ -9,6 +9,7 @@
  * `npm run build` first: the bin measured is the bundle the package ships.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { benchArgs } from "./cli-options.js";
 import { formatNumber, median } from "./stats.js";
 
 interface Sample {
@@ -17,16 +18,11 @@ interface Sample {
 }
 
 function options(argv: string[]): { runs: number; bin: string; args: string[] } {
-  const split = argv.indexOf("--");
-  const own = split === -1 ? argv : argv.slice(0, split);
-  const value = (name: string) => {
-    const at = own.indexOf(name);
-    return at === -1 ? undefined : own[at + 1];
-  };
+  const { value, after } = benchArgs(argv);
   return {
     runs: Number(value("--runs") ?? 20),
     bin: value("--bin") ?? "dist/pkg/cli/main.js",
-    args: split === -1 ? ["--version"] : argv.slice(split + 1),
+    args: after ?? ["--version"],
   };
 }
 

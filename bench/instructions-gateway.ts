@@ -14,24 +14,19 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { callgrind, readDumps } from "./callgrind-driver.js";
+import { benchArgs } from "./cli-options.js";
 import { driveEcho, startGateway } from "./gateway-process.js";
 import { bareHttpClient } from "./peers/bare-client.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-function option(argv: string[], name: string, fallback: string): string {
-  const at = argv.indexOf(name);
-  return at < 0 ? fallback : argv[at + 1]!;
-}
-
-const dashes = process.argv.indexOf("--");
-const argv = process.argv.slice(2, dashes < 0 ? undefined : dashes);
-const nodeOptions = dashes < 0 ? [] : process.argv.slice(dashes + 1);
-const concurrency = Number(option(argv, "--concurrency", "64"));
-const warmup = Number(option(argv, "--warmup", "4000"));
-const requests = Number(option(argv, "--requests", "3000"));
-const keep = argv.includes("--keep") ? option(argv, "--keep", "") : undefined;
+const args = benchArgs(process.argv.slice(2));
+const nodeOptions = args.after ?? [];
+const concurrency = Number(args.value("--concurrency") ?? "64");
+const warmup = Number(args.value("--warmup") ?? "4000");
+const requests = Number(args.value("--requests") ?? "3000");
+const keep = args.own.includes("--keep") ? (args.value("--keep") ?? "") : undefined;
 
 const dir = keep ?? mkdtempSync(join(tmpdir(), "mcpwire-instructions-gateway-"));
 mkdirSync(dir, { recursive: true });

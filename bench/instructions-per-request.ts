@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { benchArgs } from "./cli-options.js";
 import { bareHttpClient } from "./peers/bare-client.js";
 import { startBenchIssuer } from "./peers/jwt-issuer.js";
 import { serverEnv } from "./peers/types.js";
@@ -41,23 +42,21 @@ interface Options {
 }
 
 function parse(argv: string[]): Options {
-  const split = argv.indexOf("--");
-  const own = split < 0 ? argv : argv.slice(0, split);
-  const value = (name: string, fallback: number) => {
-    const index = own.indexOf(name);
-    return index < 0 ? fallback : Number(own[index + 1]);
+  const { own, after, value } = benchArgs(argv);
+  const number = (name: string, fallback: number) => {
+    const given = value(name);
+    return given === undefined ? fallback : Number(given);
   };
-  const keepAt = own.indexOf("--keep");
   return {
     auth: own.includes("--auth"),
     header: own.includes("--header"),
     middleware: own.includes("--middleware"),
-    warmup: value("--warmup", 3000),
-    requests: value("--requests", 10_000),
-    concurrency: value("--concurrency", 64),
-    keep: keepAt < 0 ? undefined : own[keepAt + 1],
-    otel: own.includes("--otel") ? own[own.indexOf("--otel") + 1] : undefined,
-    nodeFlags: split < 0 ? [] : argv.slice(split + 1),
+    warmup: number("--warmup", 3000),
+    requests: number("--requests", 10_000),
+    concurrency: number("--concurrency", 64),
+    keep: value("--keep"),
+    otel: value("--otel"),
+    nodeFlags: after ?? [],
   };
 }
 

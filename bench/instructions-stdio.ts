@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { callgrind, countDriver, driveCounted, readDumps } from "./callgrind-driver.js";
+import { benchArgs } from "./cli-options.js";
 import { bareStdioClient } from "./peers/bare-client.js";
 import { mcpwireStdioClient } from "./peers/library-clients.js";
 import type { BenchClient, Era, ServerCommand } from "./peers/types.js";
@@ -53,12 +54,7 @@ interface Options {
 const SEQUENTIAL_WARMUP = 2000;
 
 function parse(all: string[]): Options {
-  const split = all.indexOf("--");
-  const argv = split < 0 ? all : all.slice(0, split);
-  const value = (name: string) => {
-    const index = argv.indexOf(name);
-    return index < 0 ? undefined : argv[index + 1];
-  };
+  const { own: argv, after, value } = benchArgs(all);
   const list = <T extends string>(name: string, all: T[]): T[] => {
     const given = value(name);
     if (given === undefined) return all;
@@ -74,7 +70,7 @@ function parse(all: string[]): Options {
     inFlight: Number(value("--in-flight") ?? 64),
     keep: value("--keep"),
     middleware: argv.includes("--middleware"),
-    nodeFlags: split < 0 ? [] : all.slice(split + 1),
+    nodeFlags: after ?? [],
   };
 }
 

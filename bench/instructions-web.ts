@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { countDriver, driveCounted } from "./callgrind-driver.js";
+import { benchArgs } from "./cli-options.js";
 import { answerRequest, MODERN, PROTOCOL_VERSION_KEY } from "./peers/bare-protocol.js";
 
 type Impl = "mcpwire" | "bare";
@@ -45,12 +46,7 @@ interface Options {
 }
 
 function parse(all: string[]): Options {
-  const split = all.indexOf("--");
-  const argv = split < 0 ? all : all.slice(0, split);
-  const value = (name: string) => {
-    const index = argv.indexOf(name);
-    return index < 0 ? undefined : argv[index + 1];
-  };
+  const { own: argv, after, value } = benchArgs(all);
   const impl = value("--impl");
   if (impl !== undefined && impl !== "mcpwire" && impl !== "bare") {
     throw new Error("--impl: mcpwire or bare");
@@ -63,7 +59,7 @@ function parse(all: string[]): Options {
     inFlight: Number(value("--in-flight") ?? 1),
     sameTurn: argv.includes("--same-turn"),
     keep: value("--keep"),
-    nodeFlags: split < 0 ? [] : all.slice(split + 1),
+    nodeFlags: after ?? [],
   };
 }
 
