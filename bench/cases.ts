@@ -32,6 +32,8 @@ export interface Row {
    * the first one's own endpoint (/servers/echo0/mcp).
    */
   gateway?: number;
+  /** The gateway's limit: a bare HTTP-to-stdio relay in front of mcpwire's stdio echo server. */
+  relay?: boolean;
 }
 
 export interface Case {
@@ -257,6 +259,7 @@ export function benchCases(settings: Settings): Case[] {
       spec: { workload: "http", sse: false, concurrency, seconds: settings.httpSeconds },
       rows: [
         OUR_SERVER,
+        { ...OUR_SERVER, label: "bare relay to the stdio server ← bare client", relay: true },
         { ...OUR_SERVER, label: "mcpwire gateway, 1 server ← bare client", gateway: 1 },
         { ...OUR_SERVER, label: "mcpwire gateway, 10 servers ← bare client", gateway: 10 },
       ],

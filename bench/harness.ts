@@ -249,6 +249,7 @@ async function main(): Promise<void> {
           ...(row.native ? { native: true } : {}),
           ...(row.otel ? { otel: row.otel } : {}),
           ...(row.gateway ? { gateway: row.gateway } : {}),
+          ...(row.relay ? { relay: true } : {}),
         };
         const outcome = await runTrial(spec);
         done++;

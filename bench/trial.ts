@@ -81,6 +81,8 @@ export interface TrialSpec {
   otel?: OtelMode;
   /** HTTP: mcpwire's echo server as this many stdio children of `mcpwire gateway --config`. */
   gateway?: number;
+  /** HTTP: mcpwire's stdio echo server behind the bare relay (peers/bare-relay.ts). */
+  relay?: boolean;
 }
 
 /** workerd: the server is a Worker (workers/), run by Miniflare (peers/workerd-server.ts). */
@@ -185,6 +187,17 @@ async function startGateway(count: number): Promise<{ child: ChildProcess; url: 
   return { child, url: `${origin}/servers/echo0/mcp` };
 }
 
+/** The bare relay in front of mcpwire's stdio echo server; the relay is the measured server. */
+function startRelay(): Promise<{ child: ChildProcess; url: string; pid: number }> {
+  const relay = fileURLToPath(new URL("./peers/bare-relay.js", import.meta.url));
+  const echo = fileURLToPath(new URL(SERVER_SCRIPTS.mcpwire, import.meta.url));
+  const child = spawn(process.execPath, [relay, "--", process.execPath, echo, "--stdio"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: serverEnv({}),
+  });
+  return listeningUrl(child);
+}
+
 /**
  * Starts an HTTP server child and waits for its `listening <url>` line. `pid`: the process that
  * serves the requests, whose CPU and memory are read: the child, or the one its line names
@@ -199,6 +212,7 @@ async function startHttpServer(
     const gateway = await startGateway(spec.gateway);
     return { ...gateway, pid: gateway.child.pid! };
   }
+  if (spec.relay) return startRelay();
   const args = ["--http", ...middlewareArgs(spec), ...extraArgs];
   if (spec.sse) args.push("--sse");
   if (issuer !== undefined) args.push("--jwt-issuer", issuer);
@@ -221,6 +235,13 @@ async function startHttpServer(
     stdio: ["ignore", "pipe", "pipe"],
     env: serverEnv(HEAP_WORKLOADS.has(spec.workload) ? { BENCH_GC: "1" } : {}),
   });
+  return listeningUrl(child);
+}
+
+/** Waits for a server child's `listening <url> [pid <n>]` line; its stderr goes to ours. */
+function listeningUrl(
+  child: ChildProcess,
+): Promise<{ child: ChildProcess; url: string; pid: number }> {
   child.stderr!.pipe(process.stderr, { end: false });
   let seen = "";
   return new Promise((resolve, reject) => {
