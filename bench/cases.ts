@@ -20,7 +20,7 @@ export interface Row {
   /** legacy-calls: every caller on one session, or one session each (bare client only). */
   legacySessions?: "one" | "per-caller";
   /**
-   * HTTP: the server's runtime (default node; workerd: a Worker under Miniflare); `native`: on
+   * HTTP: the server's runtime (default node; workerd: a Worker in workerd); `native`: on
    * Bun.serve, not node:http.
    */
   runtime?: Runtime;
@@ -233,12 +233,12 @@ export function benchCases(settings: Settings): Case[] {
     }
   }
   // The same budget on workerd: mcpwire's echo as a Worker (createHttpHandler, stateless) against
-  // a bare fetch handler Worker, both in workerd under Miniflare, whose entry worker sits in
-  // front of each (peers/workerd-server.ts).
+  // a bare fetch handler Worker, each served by the workerd binary with a one-service config
+  // (peers/workerd-server.ts).
   for (const concurrency of [1, 64]) {
     cases.push({
       id: `workerd-json-c${concurrency}`,
-      title: `workerd (Miniflare): HTTP modern, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
+      title: `workerd: HTTP modern, JSON replies, c=${concurrency}, ${settings.httpSeconds} s`,
       ...runtimeCase(settings, concurrency),
       rows: runtimeRows(
         { runtime: "workerd" },

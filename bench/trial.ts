@@ -85,7 +85,7 @@ export interface TrialSpec {
   relay?: boolean;
 }
 
-/** workerd: the server is a Worker (workers/), run by Miniflare (peers/workerd-server.ts). */
+/** workerd: the server is a Worker (workers/), run by the workerd binary (peers/workerd-server.ts). */
 export type Runtime = "node" | "bun" | "workerd";
 
 /**
@@ -201,7 +201,7 @@ function startRelay(): Promise<{ child: ChildProcess; url: string; pid: number }
 /**
  * Starts an HTTP server child and waits for its `listening <url>` line. `pid`: the process that
  * serves the requests, whose CPU and memory are read: the child, or the one its line names
- * (`listening <url> pid <n>`: workerd under Miniflare).
+ * (`listening <url> pid <n>`: the workerd process).
  */
 async function startHttpServer(
   spec: TrialSpec,
