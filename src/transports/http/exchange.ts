@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
-import { macrotask } from "../../platform/scheduling.js";
+import { cancelMacrotask, type MacrotaskHandle, macrotask } from "../../platform/scheduling.js";
 import { utf8Length } from "../../platform/utf8-length.js";
 import { META } from "../../protocol/meta.js";
 import { type HeaderPairs, NO_HEADERS } from "./security.js";
@@ -187,6 +187,8 @@ export class Exchange {
   private sse: EventSink | undefined;
   /** The carrier's signal, once listened to (see watchCarrier). */
   private watchedSignal: AbortSignal | undefined;
+  /** The pending watchCarrier macrotask, cancelled when the exchange finishes first. */
+  private carrierCheck: MacrotaskHandle | undefined;
   /** The client went away (its request signal, the sink, or the stream says so). */
   private readonly onRequestAbort = () => this.abandon();
 
@@ -196,12 +198,13 @@ export class Exchange {
     // Most replies are written within the turn that dispatched them: listening to the signal
     // at once (an EventTarget listener added and removed, ~20k instructions on Node) would be
     // paid for nothing. A client that left before the check is seen there, as aborted.
-    if (options.carrier) macrotask(() => this.watchCarrier());
+    if (options.carrier) this.carrierCheck = macrotask(() => this.watchCarrier());
     options.sink.watch?.(this.onRequestAbort);
   }
 
   /** Listens for the client leaving, if the reply is still pending. */
   private watchCarrier(): void {
+    this.carrierCheck = undefined;
     if (this.done) return;
     const signal = this.options.carrier!.signal;
     if (signal.aborted) {
@@ -341,6 +344,12 @@ export class Exchange {
 
   private finish(): void {
     this.done = true;
+    // A reply written before the check: nothing to watch, and no macrotask left to run (on Bun
+    // and Node a pending immediate costs an event-loop pass of its own at one request in flight).
+    if (this.carrierCheck !== undefined) {
+      cancelMacrotask(this.carrierCheck);
+      this.carrierCheck = undefined;
+    }
     this.sse?.end();
     this.watchedSignal?.removeEventListener("abort", this.onRequestAbort);
     this.owner?.exchangeDone(this.internalId);

@@ -3,7 +3,7 @@
  * Workers abort the Request's signal when the client disconnects): the tool's signal aborts and
  * the response settles, whether the client leaves in the turn the tool started in or turns
  * later, with a JSON reply pending or an SSE reply open. Called with Requests directly, as those
- * runtimes do.
+ * runtimes do. A reply written before the watch begins leaves nothing scheduled behind it.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -23,6 +23,11 @@ function holdCall(signal: AbortSignal, stream = false): Request {
     body: JSON.stringify(body),
     signal,
   });
+}
+
+/** Immediates pending right now (Node lists each one it has scheduled). */
+function pendingImmediates(): number {
+  return process.getActiveResourcesInfo().filter((kind) => kind === "Immediate").length;
 }
 
 function start(responseMode: "json" | "auto") {
@@ -63,6 +68,23 @@ describe("web handler: a client that leaves cancels its request", () => {
       client.abort();
       assert.ok((await probe.holdAborted) instanceof Error);
       await response.body?.cancel();
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("a reply written in the dispatching turn cancels the pending watch", async () => {
+    const { handler } = start("json");
+    try {
+      const before = pendingImmediates();
+      const body = request("tools/call", { name: "echo", arguments: { text: "hi" } });
+      const headers = mcpHeaders(body);
+      const call = new Request(URL_, { method: "POST", headers, body: JSON.stringify(body) });
+      const response = await handler.handle(call);
+      assert.equal(response.status, 200);
+      // The watch of the client's signal was scheduled for a reply still pending; it was not.
+      assert.equal(pendingImmediates(), before);
+      await response.text();
     } finally {
       await handler.close();
     }
