@@ -1,5 +1,6 @@
 import { JsonRpcError, LocalError, UnsupportedProtocolVersionError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import { isThenable } from "../platform/thenable.js";
 import {
   checkExtension,
   type Extension,
@@ -846,8 +847,4 @@ function withoutSignal(options: RequestOptions): RequestOptions {
   if (options.signal === undefined && options.abort === undefined) return options;
   const { signal: _signal, abort: _abort, ...rest } = options;
   return rest;
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | undefined)?.then === "function";
 }

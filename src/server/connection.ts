@@ -8,6 +8,7 @@ import {
   UnsupportedProtocolVersionError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { isThenable } from "../platform/thenable.js";
 import { readImplementation } from "../protocol/implementation.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { isLoggingLevel, LOGGING_LEVELS } from "../protocol/mcp-types.js";
@@ -438,14 +439,14 @@ export class ServerConnection implements SessionDispatcher {
   }
 
   /**
-   * Not async: without middleware the request runs in one async function (serveModern), as
-   * many awaits per request as before the seam (bench: zero cost when unused).
+   * Not async: without middleware a tool that answers with a value is answered without a promise
+   * (serveModern), and the seam costs nothing when unused.
    */
   private dispatchModern(
     params: JsonObject,
     meta: JsonObject | undefined,
     context: IncomingRequestContext,
-  ): Promise<JsonObject> {
+  ): JsonObject | Promise<JsonObject> {
     const { core } = this;
     const { method } = context;
     if (!core.modernEnabled) {
@@ -500,7 +501,8 @@ export class ServerConnection implements SessionDispatcher {
 
   // serveModern and finishModern as the chain's ends: one function each per connection, none
   // per request.
-  private readonly serveModernChained = (
+  // async: the chain's `next()` is promised a promise.
+  private readonly serveModernChained = async (
     ctx: RequestMiddlewareContext<ModernRouted>,
   ): Promise<JsonObject> => {
     const { meta, protocolVersion, clientCapabilities } = ctx.routed;
@@ -569,9 +571,10 @@ export class ServerConnection implements SessionDispatcher {
   /**
    * A modern request's handler, and its input round's outcome: an input-required answer is an
    * ordinary result to the middleware around it. `finish`: decorated for the wire (no middleware);
-   * otherwise bare, decorated after the chain.
+   * otherwise bare, decorated after the chain. Not async: a handler that answered with a value
+   * is answered here in the same step (the session awaits once, for the whole request).
    */
-  private async serveModern(
+  private serveModern(
     params: JsonObject,
     meta: JsonObject,
     version: string,
@@ -579,7 +582,7 @@ export class ServerConnection implements SessionDispatcher {
     logLevel: unknown,
     context: IncomingRequestContext,
     finish: boolean,
-  ): Promise<JsonObject> {
+  ): JsonObject | Promise<JsonObject> {
     const { core } = this;
     const { method } = context;
     // Only these methods may answer input_required; everywhere else input calls fail.
@@ -601,20 +604,44 @@ export class ServerConnection implements SessionDispatcher {
       notify: context.notify,
       inputRound,
     });
-    let result: JsonObject;
+    let handled: JsonObject | Promise<JsonObject>;
     try {
-      result = await core.handle(method, params, handlerContext);
+      handled = core.handle(method, params, handlerContext);
     } catch (error) {
-      const outcome = inputRound?.outcome();
-      if (!outcome) throw error;
-      if ("error" in outcome) throw outcome.error;
-      result = outcome.result;
+      return this.modernFailed(method, inputRound, finish, error);
     }
+    if (!isThenable(handled)) return this.modernAnswered(method, inputRound, finish, handled);
+    return handled.then(
+      (result) => this.modernAnswered(method, inputRound, finish, result),
+      (error) => this.modernFailed(method, inputRound, finish, error),
+    );
+  }
+
+  /** The handler's result, unless its input round ends the request otherwise. */
+  private modernAnswered(
+    method: string,
+    inputRound: InputRound | undefined,
+    finish: boolean,
+    result: JsonObject,
+  ): JsonObject {
     // A handler that swallowed the stop signal still owes the client its questions.
     const outcome = inputRound?.outcome();
     if (outcome && "error" in outcome) throw outcome.error;
     if (outcome) result = outcome.result;
     return finish ? this.finishModern(method, result) : result;
+  }
+
+  /** The handler threw: its input round's outcome (input still needed), else the error. */
+  private modernFailed(
+    method: string,
+    inputRound: InputRound | undefined,
+    finish: boolean,
+    error: unknown,
+  ): JsonObject {
+    const outcome = inputRound?.outcome();
+    if (!outcome) throw error;
+    if ("error" in outcome) throw outcome.error;
+    return finish ? this.finishModern(method, outcome.result) : outcome.result;
   }
 
   /** Not async, for the reason dispatchModern is not. */

@@ -89,7 +89,7 @@ export class Features {
     return this.prompts.list(params, pageSize);
   }
 
-  callTool(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+  callTool(params: JsonObject, context: HandlerContext): JsonObject | Promise<JsonObject> {
     return this.tools.call(params, context);
   }
 

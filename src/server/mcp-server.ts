@@ -356,8 +356,15 @@ export class McpServerBase {
     return { ...capabilities, ...extra };
   }
 
-  /** @internal for transports and connections. */
-  async handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+  /**
+   * @internal for transports and connections. Not async: it hands on the feature's own answer
+   * (a promise layer here cost every request a resolve step), so it throws or rejects.
+   */
+  handle(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): JsonObject | Promise<JsonObject> {
     const { features } = this;
     const pageSize = this.options.pageSize;
     // Read only: the result of server/discover gets a fresh copy of its own.
@@ -385,11 +392,7 @@ export class McpServerBase {
         if (capabilities.resources) return features.listTemplates(params, pageSize);
         break;
       case "resources/read":
-        if (capabilities.resources) {
-          const { result, cache } = await features.readResource(params, context);
-          if (cache && context.era === "modern") Object.assign(result, cache);
-          return result;
-        }
+        if (capabilities.resources) return this.readResource(params, context);
         break;
       case "prompts/list":
         if (capabilities.prompts) return features.listPrompts(params, pageSize);
@@ -398,7 +401,7 @@ export class McpServerBase {
         if (capabilities.prompts) return features.getPrompt(params, context);
         break;
       case "completion/complete":
-        if (capabilities.completions) return (await features.complete(params)) as JsonObject;
+        if (capabilities.completions) return features.complete(params) as Promise<JsonObject>;
         break;
     }
     const own = this.extensionMethods.get(method);
@@ -407,6 +410,13 @@ export class McpServerBase {
       return own.handler(params, context);
     }
     throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+
+  /** resources/read, with the caching hints on modern results. */
+  private async readResource(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+    const { result, cache } = await this.features.readResource(params, context);
+    if (cache && context.era === "modern") Object.assign(result, cache);
+    return result;
   }
 
   /** Whether `capabilities` (for `era`) offer `extension` (see ServerExtension.isOffered). */

@@ -88,8 +88,15 @@ export interface ServerCore {
   /** What server.use() added; connections skip it while it is empty. */
   readonly middleware: MiddlewareStack<ServerMiddlewareContext>;
   capabilities(era: Era): ServerCapabilities;
-  /** Runs an era-independent method (tools, resources, prompts, completion, discover). */
-  handle(method: string, params: JsonObject, context: HandlerContext): Promise<JsonObject>;
+  /**
+   * Runs an era-independent method (tools, resources, prompts, completion, discover). A value
+   * when the handler answered with one; throws or rejects, so callers await it.
+   */
+  handle(
+    method: string,
+    params: JsonObject,
+    context: HandlerContext,
+  ): JsonObject | Promise<JsonObject>;
   /** Adds resultType, caching hints and serverInfo to a modern result. */
   decorateModern(method: string, result: JsonObject): JsonObject;
   reportError(error: Error): void;

@@ -1,5 +1,6 @@
 import { InternalError, InvalidParamsError, isPlainObject } from "../jsonrpc/errors.js";
 import type { JsonObject } from "../jsonrpc/types.js";
+import { isThenable } from "../platform/thenable.js";
 import { scanHeaderAnnotations, X_MCP_HEADER } from "../protocol/header-annotations.js";
 import type { CallToolResult, Tool } from "../protocol/mcp-types.js";
 import type { Era } from "../protocol/versions.js";
@@ -189,7 +190,11 @@ export class ToolRegistry extends Registry<RegisteredTool> {
     return withCursor({ tools: page }, nextCursor);
   }
 
-  async call(params: JsonObject, context: HandlerContext): Promise<JsonObject> {
+  /**
+   * Runs a tools/call. Not async: a tool that answers with a value is answered without a promise
+   * per layer (each cost a resolve step on every call). Throws or rejects: callers await it.
+   */
+  call(params: JsonObject, context: HandlerContext): JsonObject | Promise<JsonObject> {
     const name = params.name;
     if (typeof name !== "string") throw new InvalidParamsError('tools/call needs a string "name"');
     const entry = this.get(name);
@@ -197,34 +202,58 @@ export class ToolRegistry extends Registry<RegisteredTool> {
     const requires = context.era === "legacy" ? entry.ownRequires : entry.requires;
     const lacking = requirementError(requires, context.clientCapabilities);
     if (lacking) throw lacking;
-    let args: unknown = params.arguments ?? {};
+    const args = params.arguments ?? {};
     // Arguments that are no object break CallToolRequest itself: a protocol error (-32602,
     // tools.mdx "Error Handling"), where a schema violation below is a tool error.
     if (!isPlainObject(args))
       throw new InvalidParamsError('tools/call "arguments" must be an object');
     // Spec: argument validation failures are tool errors the model can see and fix.
-    if (entry.parseInput) {
-      const parsed = await entry.parseInput(args);
-      if (!parsed.ok) return toolError(`Invalid arguments for tool ${name}: ${parsed.message}`);
-      args = parsed.value;
-    } else {
-      const check = this.compiled(name, entry.tool.inputSchema)(args);
-      if (!check.ok) return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
-    }
-    const invoke: ToolInvocation = async (handlerContext) =>
-      this.checkedResult(name, entry, await entry.handler(args as JsonObject, handlerContext));
+    const { parseInput } = entry;
+    if (parseInput) return this.callParsed(name, entry, parseInput, args, params, context);
+    const check = this.compiled(name, entry.tool.inputSchema)(args);
+    if (!check.ok) return toolError(`Invalid arguments for tool ${name}: ${check.message}`);
+    return this.invoke(name, entry, args, params, context);
+  }
+
+  /** A call whose arguments the schema library validates (and may transform) first. */
+  private async callParsed(
+    name: string,
+    entry: RegisteredTool,
+    parseInput: StandardParser,
+    args: JsonObject,
+    params: JsonObject,
+    context: HandlerContext,
+  ): Promise<JsonObject> {
+    const parsed = await parseInput(args);
+    if (!parsed.ok) return toolError(`Invalid arguments for tool ${name}: ${parsed.message}`);
+    return this.invoke(name, entry, parsed.value as JsonObject, params, context);
+  }
+
+  /** The handler with checked arguments, inside the extensions that adopted the tool. */
+  private invoke(
+    name: string,
+    entry: RegisteredTool,
+    args: JsonObject,
+    params: JsonObject,
+    context: HandlerContext,
+  ): JsonObject | Promise<JsonObject> {
     const { adopted } = entry;
     if (adopted.length === 0) {
       for (const hook of this.hooks) hook.refuse?.(name, params, context);
-      return invoke(context);
+      const returned = entry.handler(args, context);
+      // Promise.resolve: the handler's own promise as is, another thenable adopted.
+      return isThenable(returned)
+        ? Promise.resolve(returned).then((value) => this.checkedResult(name, entry, value))
+        : this.checkedResult(name, entry, returned);
     }
+    // An extension's `invoke` is promised a promise (ToolInvocation).
+    let run: ToolInvocation = async (handlerContext) =>
+      this.checkedResult(name, entry, await entry.handler(args, handlerContext));
     // The first extension to adopt the tool runs outermost.
-    let run = invoke;
     for (let i = adopted.length - 1; i >= 0; i--) {
       const { role } = adopted[i]!;
       const next = run;
-      run = (callContext) =>
-        role.call({ name, args: args as JsonObject, params, context: callContext, invoke: next });
+      run = (callContext) => role.call({ name, args, params, context: callContext, invoke: next });
     }
     return run(context);
   }
