@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { onPostedJson } from "./bare-post.js";
 import type { Untyped } from "./bare-protocol.js";
 
 const dash = process.argv.indexOf("--");
@@ -42,15 +43,8 @@ child.stdout!.on("data", (chunk: string) => {
   pending += chunk.slice(start);
 });
 
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on("data", (chunk: Buffer) => chunks.push(chunk));
-  req.on("end", () => {
-    if (req.method !== "POST") {
-      res.writeHead(405).end();
-      return;
-    }
-    const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const server = createServer(
+  onPostedJson((message, _req, res) => {
     if (message.id === undefined) {
       child.stdin!.write(`${JSON.stringify(message)}\n`);
       res.writeHead(202).end();
@@ -60,8 +54,8 @@ const server = createServer((req, res) => {
     waiting.set(id, { res, id: message.id });
     message.id = id;
     child.stdin!.write(`${JSON.stringify(message)}\n`);
-  });
-});
+  }),
+);
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const { port } = server.address() as AddressInfo;
 process.stdout.write(`listening http://127.0.0.1:${port}/mcp\n`);

@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serveNative } from "../../test/helpers/native-serve.js";
+import { onPostedJson } from "./bare-post.js";
 import { answer, answerRequest } from "./bare-protocol.js";
 import { installGcHook } from "./gc-hook.js";
 
@@ -37,15 +38,8 @@ async function serveHttp(): Promise<void> {
   installGcHook();
   const sse = argv.includes("--sse");
   const sessions = argv.includes("--legacy") ? new Map<string, { created: number }>() : undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      if (req.method !== "POST") {
-        res.writeHead(405).end();
-        return;
-      }
-      const message = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const server = createServer(
+    onPostedJson((message, req, res) => {
       const headers: Record<string, string> = {};
       // A session table's least: a request must name a session it handed out.
       const named = req.headers["mcp-session-id"];
@@ -68,8 +62,8 @@ async function serveHttp(): Promise<void> {
         headers["content-type"] = "application/json";
         res.writeHead(200, headers).end(JSON.stringify(reply));
       }
-    });
-  });
+    }),
+  );
   const portIndex = argv.indexOf("--port");
   await new Promise<void>((resolve) =>
     server.listen(portIndex >= 0 ? Number(argv[portIndex + 1]) : 0, "127.0.0.1", resolve),
