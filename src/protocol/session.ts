@@ -8,6 +8,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../jsonrpc/types.js";
+import { isThenable } from "../platform/thenable.js";
 import { ignoring } from "../text/ignored-error.js";
 import { printableLine } from "../text/printable.js";
 import { LazyAbort } from "./lazy-abort.js";
@@ -380,7 +381,12 @@ export class Session {
     entry.done = this.run(handler, request, handlerContext, entry, carrier, onCarrierAbort);
   }
 
-  private async run(
+  /**
+   * Runs the handler and sends its reply, built whole (no intermediate `{ result }` object). A
+   * handler that answers with a plain value is replied to within this turn (no promise per
+   * request, and an HTTP exchange then has nothing left to watch); a promise, once it settles.
+   */
+  private run(
     handler: RequestHandler | undefined,
     request: JsonRpcRequest,
     handlerContext: IncomingRequestContext,
@@ -388,22 +394,44 @@ export class Session {
     carrier: AbortSignal | undefined,
     onCarrierAbort: (() => void) | undefined,
   ): Promise<void> {
-    const { id, method } = request;
-    // The response is built whole here: no intermediate { result } object per request.
-    let response: JsonRpcResponse;
+    const id = request.id;
+    let result: JsonObject | Promise<JsonObject>;
     try {
       const params = request.params ?? {};
-      const result = handler
+      result = handler
         ? handler(params, handlerContext)
         : this.dispatchRequest(params, handlerContext);
-      response = { jsonrpc: "2.0", id, result: await result };
     } catch (error) {
-      response = { jsonrpc: "2.0", id, error: this.toWireError(error, method, entry.aborted) };
-    } finally {
-      if (onCarrierAbort) carrier!.removeEventListener("abort", onCarrierAbort);
+      return this.finish(this.failure(request, error, entry), entry, carrier, onCarrierAbort);
     }
-    this.active.delete(id);
-    if (!entry.cancelled && !carrier?.aborted) await this.sendReply(response);
+    if (!isThenable(result)) {
+      return this.finish({ jsonrpc: "2.0", id, result }, entry, carrier, onCarrierAbort);
+    }
+    return result.then(
+      (value) => this.finish({ jsonrpc: "2.0", id, result: value }, entry, carrier, onCarrierAbort),
+      (error) => this.finish(this.failure(request, error, entry), entry, carrier, onCarrierAbort),
+    );
+  }
+
+  private failure(request: JsonRpcRequest, error: unknown, entry: ActiveRequest): JsonRpcResponse {
+    return {
+      jsonrpc: "2.0",
+      id: request.id,
+      error: this.toWireError(error, request.method, entry.aborted),
+    };
+  }
+
+  /** The request is over: its reply goes out unless it was cancelled or its client left. */
+  private finish(
+    response: JsonRpcResponse,
+    entry: ActiveRequest,
+    carrier: AbortSignal | undefined,
+    onCarrierAbort: (() => void) | undefined,
+  ): Promise<void> {
+    if (onCarrierAbort) carrier!.removeEventListener("abort", onCarrierAbort);
+    this.active.delete(response.id!);
+    if (entry.cancelled || carrier?.aborted) return Promise.resolve();
+    return this.sendReply(response);
   }
 
   private sendReply(response: JsonRpcResponse): Promise<void> {

@@ -5,7 +5,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { JsonRpcError, LocalError } from "../../src/jsonrpc/errors.js";
 import type { JsonObject, JsonRpcMessage } from "../../src/jsonrpc/types.js";
 import { Session, type SessionOptions } from "../../src/protocol/session.js";
-import type { Transport } from "../../src/protocol/transport.js";
+import type { Transport, TransportReceiver } from "../../src/protocol/transport.js";
 import { createMemoryPair } from "../../src/transports/memory.js";
 import { StreamTransport } from "../../src/transports/stream.js";
 import { mockClock, rejection, track } from "../helpers/mock-clock.js";
@@ -396,5 +396,49 @@ describe("Session", () => {
     await until(() => cancelled.length === 1);
     // The replacement took the notification: the handler's own signal never fired.
     assert.equal(signal?.aborted, false);
+  });
+
+  it("answers a plain-value handler within the delivering call, a promise once it settles", async () => {
+    // A transport driven by hand: delivery is a direct call, sends are recorded as they happen.
+    const sent: JsonRpcMessage[] = [];
+    let receiver: TransportReceiver | undefined;
+    const transport: Transport = {
+      start: (given) => {
+        receiver = given;
+      },
+      send: (message) => {
+        sent.push(message);
+        return Promise.resolve();
+      },
+      close: async () => {},
+      closed: new Promise(() => {}),
+    };
+    const session = new Session(transport);
+    session.setRequestHandler("sum", (params) => ({ total: Number(params.a) + Number(params.b) }));
+    session.setRequestHandler("broken", () => {
+      throw new JsonRpcError(-32099, "broken at once");
+    });
+    let settle: (value: JsonObject) => void = () => {};
+    session.setRequestHandler(
+      "later",
+      () => new Promise<JsonObject>((resolve) => (settle = resolve)),
+    );
+    session.start();
+    receiver!.message({ jsonrpc: "2.0", id: 1, method: "sum", params: { a: 1, b: 2 } });
+    assert.deepEqual(sent, [{ jsonrpc: "2.0", id: 1, result: { total: 3 } }]);
+    receiver!.message({ jsonrpc: "2.0", id: 2, method: "broken" });
+    assert.deepEqual(sent[1], {
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32099, message: "broken at once" },
+    });
+    receiver!.message({ jsonrpc: "2.0", id: 3, method: "later" });
+    assert.equal(sent.length, 2);
+    settle({ done: true });
+    await until(() => sent.length === 3);
+    assert.deepEqual(sent[2], { jsonrpc: "2.0", id: 3, result: { done: true } });
+    // The id is free again once answered: a second request under it is served, not refused.
+    receiver!.message({ jsonrpc: "2.0", id: 1, method: "sum", params: { a: 2, b: 2 } });
+    assert.deepEqual(sent[3], { jsonrpc: "2.0", id: 1, result: { total: 4 } });
   });
 });

@@ -266,6 +266,7 @@ export class HttpEndpoint {
     });
     if (streamsAtOnce) exchange.openStream();
     this.transport.deliverRequest(message, exchange, context);
+    exchange.dispatched();
     return undefined;
   }
 }

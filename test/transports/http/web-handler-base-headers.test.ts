@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { McpServer } from "../../../src/server/index.js";
+import { headerInit } from "../../../src/transports/http/exchange.js";
 import { createHttpHandler } from "../../../src/transports/http/server.js";
 
 const ORIGIN = "http://localhost:5173";
@@ -59,5 +60,22 @@ describe("web handler: base headers on Responses it builds", () => {
     assert.equal(response.headers.get("www-authenticate"), "Bearer");
     assert.equal(response.headers.get("access-control-allow-origin"), ORIGIN);
     assert.equal(await response.text(), "no");
+  });
+});
+
+describe("web handler: header pairs handed to a Response", () => {
+  it("as a record when every name is given once, as the pairs when one repeats", () => {
+    const unique = [
+      ["content-type", "application/json"],
+      ["vary", "Origin"],
+    ] as const;
+    assert.deepEqual(headerInit(unique), { "content-type": "application/json", vary: "Origin" });
+    const repeated = [
+      ["set-cookie", "a=1"],
+      ["set-cookie", "b=2"],
+    ] as const;
+    assert.equal(headerInit(repeated), repeated);
+    const response = new Response(null, { headers: headerInit(repeated) });
+    assert.deepEqual(response.headers.getSetCookie(), ["a=1", "b=2"]);
   });
 });
