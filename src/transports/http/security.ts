@@ -115,9 +115,10 @@ export function securityFailure(
   request: RequestView,
   options: SecurityOptions,
 ): string | undefined {
-  const host = request.headers.get("host") ?? new URL(request.url).host;
+  const headers = request.headers; // a getter on a web Request: read once
+  const host = headers.get("host") ?? new URL(request.url).host;
   if (!hostAllowed(host, options.allowedHosts)) return `Host '${host}' is not allowed`;
-  const origin = request.headers.get("origin");
+  const origin = headers.get("origin");
   if (origin !== null && !originAllowed(origin, options.allowedOrigins, host)) {
     return `Origin '${origin}' is not allowed`;
   }

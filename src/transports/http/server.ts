@@ -75,7 +75,9 @@ export function createHttpHandler(
     if (sseGuard?.documentPaths.includes(pathname!)) return sseGuard.serveDocument(request);
     const refused = endpoint.refuse(request);
     if (refused) return toResponse(refused);
+    // Read once: on workerd each read of a Request's getters is a call into the runtime.
     const headers = request.headers;
+    const method = request.method;
     // As pairs: a Headers object is made only on the paths that need one, not for a modern POST.
     const basePairs = endpoint.baseHeaders(headers);
     if (health && pathname === healthPath) return serveHealth(request, basePairs);
@@ -83,8 +85,8 @@ export function createHttpHandler(
     const fallbackPath =
       fallback && (pathname === fallback.ssePath || pathname === fallback.messagesPath);
     const allowed = !fallbackPath ? methods : pathname === fallback!.ssePath ? ["GET"] : ["POST"];
-    if (request.method === "OPTIONS" && cors) return preflightResponse(request, cors, allowed);
-    if (!allowed.includes(request.method)) {
+    if (cors && method === "OPTIONS") return preflightResponse(request, cors, allowed);
+    if (!allowed.includes(method)) {
       const allow = (cors ? [...allowed, "OPTIONS"] : allowed).join(", ");
       return methodNotAllowed(basePairs, allow);
     }
@@ -99,17 +101,17 @@ export function createHttpHandler(
     if (fallback && pathname === fallback.ssePath) {
       return fallback.open(headersOf(basePairs), principal);
     }
-    if (legacy && request.method === "GET") {
+    if (legacy && method === "GET") {
       return legacy.get({ request, base: headersOf(basePairs), principal });
     }
-    if (legacy && request.method === "DELETE") {
+    if (legacy && method === "DELETE") {
       return legacy.delete({ request, base: headersOf(basePairs), principal });
     }
     const fallbackPost = fallback !== undefined && pathname === fallback.messagesPath;
 
     const badMedia = endpoint.checkMediaTypes(headers, basePairs, !fallbackPost);
     if (badMedia) return toResponse(badMedia);
-    const body = await readBody(request, endpoint);
+    const body = await readBody(request, headers, endpoint);
     if (body === undefined) return toResponse(endpoint.tooLarge(basePairs));
     const parsed = parseMessage(body);
     if (!parsed.ok) return toResponse(endpoint.unreadable(parsed, basePairs));
@@ -186,8 +188,12 @@ export function withHeaders(response: Response, extra: Headers): Response {
 }
 
 /** The body as text, or undefined when it exceeds the limit (checked while reading). */
-async function readBody(request: Request, endpoint: HttpEndpoint): Promise<string | undefined> {
-  const declared = request.headers.get("content-length");
+async function readBody(
+  request: Request,
+  headers: Headers,
+  endpoint: HttpEndpoint,
+): Promise<string | undefined> {
+  const declared = headers.get("content-length");
   if (endpoint.declaredTooLarge(declared)) return undefined;
   // A declared length within the limit is what the runtime's HTTP server delivers, so the
   // body is read whole: on Bun and Deno, text() skips building a JS ReadableStream, which cost
