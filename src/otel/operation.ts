@@ -76,7 +76,7 @@ function finish(
  * side it writes that into the outgoing `_meta`. With no provider registered at all, `run` is
  * called as it is and nothing else happens.
  */
-export async function observeOperation<R>(
+export function observeOperation<R>(
   side: Side,
   facts: OperationFacts,
   run: (propagate: Context) => Promise<R>,
@@ -128,14 +128,21 @@ export async function observeOperation<R>(
       metricAttributes(attributes, capture),
     );
   };
-  let result: R;
-  try {
-    result = await context.with(inside, run, undefined, inside);
-  } catch (error) {
+  const failed = (error: unknown): never => {
     done(errorOutcome(error, side), undefined);
     throw error;
+  };
+  let pending: Promise<R>;
+  try {
+    pending = context.with(inside, run, undefined, inside);
+  } catch (error) {
+    return Promise.reject(error).catch(failed);
   }
-  done(resultOutcome(facts.method, result), result);
-  options?.settled?.(span?.spanContext(), result);
-  return result;
+  // Chained, not awaited: with the SDK's AsyncLocalStorage context manager on Node 20 every
+  // promise runs async hooks, and an async function adds its own per operation.
+  return pending.then((result) => {
+    done(resultOutcome(facts.method, result), result);
+    options?.settled?.(span?.spanContext(), result);
+    return result;
+  }, failed);
 }
