@@ -9,7 +9,12 @@
 import type { Attributes, Context } from "@opentelemetry/api";
 import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
 import type { JsonObject } from "../jsonrpc/types.js";
-import type { MiddlewareContext, Next } from "../protocol/middleware.js";
+import {
+  DORMANT,
+  type MaybeDormant,
+  type MiddlewareContext,
+  type Next,
+} from "../protocol/middleware.js";
 import type { TransportKind } from "../protocol/transport.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
 import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
@@ -80,7 +85,7 @@ function factsOf(ctx: MiddlewareContext): OperationFacts {
 export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): ServerMiddleware {
   const capture = { ...options };
   const sessions = new ServerSessions();
-  return (ctx: ServerMiddlewareContext, next) => {
+  const middleware = (ctx: ServerMiddlewareContext, next: Next) => {
     if (ctx.sending) return sent(ctx, next, capture);
     // Nothing registered: not even the context is read (an HTTP request's header copy is not free).
     if (!recording("server")) return next();
@@ -103,6 +108,17 @@ export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): Serve
       received: { meta: ctx.meta, header: (name) => ctx.header(name) },
     });
   };
+  return asleepWithoutProviders(middleware);
+}
+
+/**
+ * With no provider registered the middleware has nothing to record on either side: it says so,
+ * and the server or client then skips it, whose requests cost what they would with none.
+ */
+function asleepWithoutProviders<M extends object>(middleware: M): M & MaybeDormant {
+  return Object.assign(middleware, {
+    [DORMANT]: () => !recording("server") && !recording("client"),
+  });
 }
 
 /**
@@ -146,7 +162,7 @@ function sessionAttributes(version: unknown, network: NetworkFacts | undefined):
 export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): ClientMiddleware {
   const capture = { ...options };
   const rounds = new RoundTrail();
-  return (ctx: ClientMiddlewareContext, next) => {
+  const middleware = (ctx: ClientMiddlewareContext, next: Next) => {
     if (ctx.sending) return sent(ctx, next, capture, ctx.notification ? undefined : rounds);
     if (!recording("server")) return next();
     return observeOperation("server", factsOf(ctx), next, {
@@ -154,4 +170,5 @@ export function otelClientMiddleware(options: OtelMiddlewareOptions = {}): Clien
       received: { meta: ctx.meta },
     });
   };
+  return asleepWithoutProviders(middleware);
 }

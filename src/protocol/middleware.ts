@@ -56,6 +56,22 @@ export type Middleware<C extends MiddlewareContext = MiddlewareContext> = (
   next: Next,
 ) => JsonObject | Promise<JsonObject>;
 
+/**
+ * Marks a middleware that may have nothing to do at times (the OpenTelemetry one with no
+ * provider registered): a function under this key says whether it is dormant now, and a chain
+ * whose every middleware is dormant is skipped for that message, as if none were registered.
+ */
+export const DORMANT: unique symbol = Symbol.for("mcpwire.middleware.dormant") as never;
+
+/** A middleware that can say it has nothing to do now (see DORMANT). */
+export interface MaybeDormant {
+  [DORMANT]?: () => boolean;
+}
+
+function dormant(middleware: object): boolean {
+  return (middleware as MaybeDormant)[DORMANT]?.() === true;
+}
+
 /** A middleware for one method only (an extension's, say). */
 export interface MethodMiddleware<C extends MiddlewareContext = MiddlewareContext> {
   method: string;
@@ -168,6 +184,8 @@ export class MiddlewareStack<C extends MiddlewareContext> {
   private everyMethod: readonly Middleware<C>[] | undefined;
   /** For each method some middleware names, the full chain (global ones interleaved in order). */
   private perMethod: Map<string, readonly Middleware<C>[]> | undefined;
+  /** Some middleware can be dormant: chainFor then asks. */
+  private mayDoze = false;
 
   /** True until the first middleware is added: the dispatchers then skip the chain entirely. */
   get empty(): boolean {
@@ -189,12 +207,20 @@ export class MiddlewareStack<C extends MiddlewareContext> {
     this.rebuild();
   }
 
-  /** The chain for `method`, or undefined when no middleware applies to it. */
+  /**
+   * The chain for `method`, or undefined when no middleware applies to it, or when every one
+   * that does is dormant now (see DORMANT).
+   */
   chainFor(method: string): readonly Middleware<C>[] | undefined {
-    return this.perMethod?.get(method) ?? this.everyMethod;
+    const chain = this.perMethod?.get(method) ?? this.everyMethod;
+    if (chain === undefined || !this.mayDoze) return chain;
+    return chain.every(dormant) ? undefined : chain;
   }
 
   private rebuild(): void {
+    this.mayDoze = this.entries.some(
+      (entry) => typeof (entry.middleware as MaybeDormant)[DORMANT] === "function",
+    );
     const global = this.entries.filter((entry) => entry.method === undefined);
     this.everyMethod = global.length > 0 ? global.map((entry) => entry.middleware) : undefined;
     const methods = new Set<string>();

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { McpClient } from "../../src/client/index.js";
 import { JsonRpcError } from "../../src/jsonrpc/errors.js";
+import { DORMANT, type MaybeDormant } from "../../src/protocol/middleware.js";
 import type { Transport } from "../../src/protocol/transport.js";
 import type { ServerMiddleware } from "../../src/server/middleware-chain.js";
 import { HttpClientTransport } from "../../src/transports/http/client/client-transport.js";
@@ -197,5 +198,31 @@ describe("server middleware and a modern result's decoration", () => {
       await client.close();
     }
     assert.deepEqual(seen, ["bare"]);
+  });
+});
+
+describe("a dormant middleware", () => {
+  it("is skipped while it says it is dormant, and runs again once it is not", async () => {
+    const { McpServer } = await import("../../src/server/index.js");
+    const server = new McpServer({ serverInfo: { name: "s", version: "1" } });
+    server.tool({ name: "echo" }, () => ({ content: [{ type: "text", text: "hi" }] }));
+    let asleep = true;
+    let ran = 0;
+    const middleware: ServerMiddleware & MaybeDormant = (_ctx, next) => {
+      ran++;
+      return next();
+    };
+    middleware[DORMANT] = () => asleep;
+    server.use(middleware);
+    const [serverSide, clientSide] = createMemoryPair();
+    server.connect(serverSide);
+    const client = new McpClient({ clientInfo: { name: "c", version: "1" } });
+    await client.connect(clientSide);
+    assert.equal(text(await client.callTool("echo")), "hi");
+    assert.equal(ran, 0);
+    asleep = false;
+    assert.equal(text(await client.callTool("echo")), "hi");
+    assert.ok(ran >= 1);
+    await client.close();
   });
 });
