@@ -87,6 +87,16 @@ export function recording(side: "client" | "server"): boolean {
   return (side === "client" ? found.clientOperation : found.serverOperation) !== undefined;
 }
 
+/** Whether anything would record an operation of either side (one look at the providers). */
+export function recordingAnything(): boolean {
+  const found = instruments();
+  return (
+    found.tracer !== undefined ||
+    found.clientOperation !== undefined ||
+    found.serverOperation !== undefined
+  );
+}
+
 /** The instruments for the providers registered now. */
 export function instruments(): Instruments {
   const tracerProvider = trace.getTracerProvider();

@@ -19,7 +19,7 @@ import type { TransportKind } from "../protocol/transport.js";
 import type { ServerMiddleware, ServerMiddlewareContext } from "../server/middleware-chain.js";
 import type { CaptureOptions, NetworkFacts, OperationFacts } from "./attributes.js";
 import { ATTR, NETWORK_TRANSPORT } from "./conventions.js";
-import { recording } from "./instruments.js";
+import { recording, recordingAnything } from "./instruments.js";
 import { observeOperation } from "./operation.js";
 import { injectIntoMeta } from "./propagation.js";
 import { RoundTrail } from "./rounds.js";
@@ -117,7 +117,7 @@ export function otelServerMiddleware(options: OtelMiddlewareOptions = {}): Serve
  */
 function asleepWithoutProviders<M extends object>(middleware: M): M & MaybeDormant {
   return Object.assign(middleware, {
-    [DORMANT]: () => !recording("server") && !recording("client"),
+    [DORMANT]: () => !recordingAnything(),
   });
 }
 
