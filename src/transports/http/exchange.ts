@@ -136,30 +136,43 @@ const SSE_HEADERS: HeaderPairs = [
   ["x-accel-buffering", "no"],
 ];
 
-/** The web-standard sink: the answer becomes a Response (an SseStream body for streams). */
+/**
+ * The web-standard sink: the answer becomes a Response (an SseStream body for streams). A reply
+ * written within the turn that dispatched it is handed back as it is (`result`), so the handler
+ * returns a Response rather than a promise of one: no promise made, and none to unwrap.
+ */
 export class WebReplySink implements ReplySink {
-  readonly response: Promise<Response>;
-  private resolveResponse!: (response: Response) => void;
+  private settled: Response | undefined;
+  private resolveResponse: ((response: Response) => void) | undefined;
 
-  constructor() {
-    this.response = new Promise((resolve) => {
-      this.resolveResponse = resolve;
-    });
+  /** The Response if the reply is written already, else a promise of it. Read once. */
+  result(): Response | Promise<Response> {
+    return (
+      this.settled ??
+      new Promise((resolve) => {
+        this.resolveResponse = resolve;
+      })
+    );
   }
 
   reply(reply: PlainReply): void {
-    this.resolveResponse(toResponse(reply));
+    this.settle(toResponse(reply));
   }
 
   openStream(headers: HeaderPairs, keepAliveMs: number, onGone: () => void): EventSink {
     const sse = new SseStream({ keepAliveMs, onCancel: onGone });
-    this.resolveResponse(new Response(sse.body, { status: 200, headers: headerInit(headers) }));
+    this.settle(new Response(sse.body, { status: 200, headers: headerInit(headers) }));
     return sse;
   }
 
   abandon(): void {
     // Nobody is left to read this; it only settles the promise.
-    this.resolveResponse(new Response(null, { status: 500 }));
+    this.settle(new Response(null, { status: 500 }));
+  }
+
+  private settle(response: Response): void {
+    if (this.resolveResponse) this.resolveResponse(response);
+    else this.settled ??= response;
   }
 }
 

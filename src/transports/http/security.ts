@@ -110,12 +110,24 @@ export interface RequestView {
   readonly url: string;
 }
 
+/** A web Request as the checks read it: its headers already in hand, its URL only if needed. */
+export class WebRequestView implements RequestView {
+  constructor(
+    private readonly request: Request,
+    readonly headers: HeaderSource,
+  ) {}
+
+  get url(): string {
+    return this.request.url;
+  }
+}
+
 /** Why a request is refused, or undefined when its Host and Origin pass. */
 export function securityFailure(
   request: RequestView,
   options: SecurityOptions,
 ): string | undefined {
-  const headers = request.headers; // a getter on a web Request: read once
+  const headers = request.headers;
   const host = headers.get("host") ?? new URL(request.url).host;
   if (!hostAllowed(host, options.allowedHosts)) return `Host '${host}' is not allowed`;
   const origin = headers.get("origin");
