@@ -93,8 +93,6 @@ export class ClientConnection {
   protected readonly listens: SubscriptionRegistry;
   /** @internal What use() added; requests skip it while it is empty. */
   protected readonly middleware = new MiddlewareStack<ClientMiddlewareContext>();
-  /** CallOptions.origin of the wire requests open now, by id (made on first use). */
-  private origins: Map<JsonRpcId, unknown> | undefined;
   /**
    * The reserved `_meta` of modern requests (frozen, shared by them while no middleware is
    * installed), made again when the version, capabilities or log level it says change.
@@ -254,41 +252,20 @@ export class ClientConnection {
     }
   }
 
-  /** Any request, era-aware: modern `_meta`, resultType handling, ttlMs caching. */
+  /**
+   * Any request, era-aware: modern `_meta`, resultType handling, ttlMs caching. Each wire
+   * request of the call (rounds, task polls) carries `options.origin` while it is open, for the
+   * server requests its answer stream carries (installServerRequestHandlers).
+   */
   async request(
     method: string,
     params?: JsonObject,
     options: CallOptions = {},
   ): Promise<JsonObject> {
-    const { origin } = options;
-    if (origin === undefined) return this.requestOnce(method, params, options);
-    // Each wire request of the call (rounds, task polls) names its origin while it is open, for
-    // the server requests its answer stream carries (installServerRequestHandlers).
-    this.origins ??= new Map();
-    const origins = this.origins;
-    const ids: JsonRpcId[] = [];
-    const tell = options.onRequestId;
-    const onRequestId = (id: JsonRpcId) => {
-      ids.push(id);
-      origins.set(id, origin);
-      tell?.(id);
-    };
-    try {
-      return await this.requestOnce(method, params, { ...options, onRequestId });
-    } finally {
-      for (const id of ids) origins.delete(id);
-    }
-  }
-
-  private async requestOnce(
-    method: string,
-    params: JsonObject | undefined,
-    options: CallOptions,
-  ): Promise<JsonObject> {
     await this.ready;
     const session = this.requireSession();
     const state = this.requireState();
-    const { _meta: extraMeta, origin, ...requestOptions } = options;
+    const { _meta: extraMeta, ...requestOptions } = options;
     // The installed extensions' parts in the request (the tasks extension's, say).
     let call: OutgoingCall | undefined;
     let prepared: PreparedCall | undefined;
@@ -339,7 +316,7 @@ export class ClientConnection {
         maxRounds: this.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS,
         signal: requestOptions.signal,
         abort: requestOptions.abort,
-        origin,
+        origin: options.origin,
         // Each retry is a new request with its own id, carrying the same caller _meta.
         send: (retryParams) =>
           this.send(session, method, this.wireParams(retryParams, extraMeta), requestOptions),
@@ -510,7 +487,7 @@ export class ClientConnection {
       },
     );
     installServerRequestHandlers(session, this.options.handlers ?? {}, (id) =>
-      id === undefined ? undefined : this.origins?.get(id),
+      id === undefined ? undefined : session.originOf(id),
     );
     for (const [method, handler] of this.extensionMethods) answerWith(session, method, handler);
     // A transport that closes for good releases anyone waiting for a restart.

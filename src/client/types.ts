@@ -123,7 +123,8 @@ export interface CallOptions extends RequestOptions {
   // The tasks extension adds returnTaskHandle, task and onTaskStatus (tasks/client-tasks.ts).
   /**
    * Handed to the handlers that answer this call's input requests (multi round-trip rounds, and
-   * a task's while the call waits for it) as ServerRequestContext.origin.
+   * a task's while the call waits for it) as ServerRequestContext.origin; every wire request of
+   * the call carries it while open (RequestOptions.origin).
    */
   origin?: unknown;
 }

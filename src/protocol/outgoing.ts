@@ -37,6 +37,11 @@ export interface RequestOptions {
   onRequestId?: (id: JsonRpcId) => void;
   /** An era probe: a transport that already knows the endpoint's era may refuse it locally. */
   probe?: boolean;
+  /**
+   * What the request is made for (a relay's call, say), told to the handlers of requests the
+   * peer makes on its behalf (`originOf`); kept with the request, only while it is open.
+   */
+  origin?: unknown;
 }
 
 /** The request's cancellation as an AbortSignal: its own, else one made from its abort source. */
@@ -141,6 +146,11 @@ export class OutgoingRequests {
         );
       });
     });
+  }
+
+  /** The origin of the request open under this id, if it has one. */
+  originOf(id: JsonRpcId): unknown {
+    return this.pending.get(id)?.options?.origin;
   }
 
   /** Routes a reply to its request. Returns false when no request is waiting for that id. */

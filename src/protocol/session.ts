@@ -221,6 +221,11 @@ export class Session {
     return this.outgoing.request(method, params, options);
   }
 
+  /** RequestOptions.origin of the outgoing request open under this id. */
+  originOf(id: JsonRpcId): unknown {
+    return this.outgoingValue?.originOf(id);
+  }
+
   notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
     const dispatcher = this.dispatcher;
     if (dispatcher?.sendingNotification === undefined) {
