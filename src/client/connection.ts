@@ -1,5 +1,5 @@
 import { JsonRpcError, LocalError, UnsupportedProtocolVersionError } from "../jsonrpc/errors.js";
-import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import type { JsonObject } from "../jsonrpc/types.js";
 import { isThenable } from "../platform/thenable.js";
 import {
   checkExtension,
