@@ -8,7 +8,7 @@
  */
 import type { Attributes, Context } from "@opentelemetry/api";
 import type { ClientMiddleware, ClientMiddlewareContext } from "../client/middleware-chain.js";
-import type { JsonObject } from "../jsonrpc/types.js";
+import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
 import {
   DORMANT,
   type MaybeDormant,
@@ -47,34 +47,51 @@ function networkOfKind(kind: TransportKind | undefined): NetworkFacts | undefine
   }
 }
 
-/** The kind's facts, refined by the other end where the transport knows it (sockets, HTTP). */
+/**
+ * The kind's facts, refined by the other end where the transport knows it (sockets, HTTP).
+ * Built field by field: spreads into a literal make a new object shape per call.
+ */
 function networkOf(ctx: MiddlewareContext): NetworkFacts | undefined {
   const byKind = networkOfKind(ctx.transport);
   const remote = ctx.remote;
   if (remote === undefined) return byKind;
-  return {
-    ...byKind,
-    transport: remote.network,
-    ...(remote.address !== undefined ? { peerAddress: remote.address } : {}),
-    ...(remote.port !== undefined ? { peerPort: remote.port } : {}),
-  };
+  const facts: NetworkFacts = { transport: remote.network };
+  if (byKind?.protocolName !== undefined) facts.protocolName = byKind.protocolName;
+  if (byKind?.protocolVersion !== undefined) facts.protocolVersion = byKind.protocolVersion;
+  if (remote.address !== undefined) facts.peerAddress = remote.address;
+  if (remote.port !== undefined) facts.peerPort = remote.port;
+  return facts;
 }
 
 /**
- * The facts of one operation, read from the context when asked: a client learns its request's
- * id only once the request is sent, after the span began.
+ * The facts of one operation, read from the context; the request id when asked, since a client
+ * learns it only once the request is sent, after the span began. A class rather than a literal
+ * with a getter: V8 builds such a literal through the runtime, as a slow dictionary object.
  */
+class ContextFacts implements OperationFacts {
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly sessionId: string | undefined;
+  readonly network: NetworkFacts | undefined;
+  private readonly ctx: MiddlewareContext;
+
+  constructor(ctx: MiddlewareContext) {
+    this.ctx = ctx;
+    this.method = ctx.method;
+    this.params = ctx.params;
+    this.protocolVersion = ctx.protocolVersion;
+    this.sessionId = ctx.sessionId;
+    this.network = networkOf(ctx);
+  }
+
+  get requestId(): JsonRpcId | undefined {
+    return this.ctx.requestId;
+  }
+}
+
 function factsOf(ctx: MiddlewareContext): OperationFacts {
-  return {
-    method: ctx.method,
-    params: ctx.params,
-    get requestId() {
-      return ctx.requestId;
-    },
-    protocolVersion: ctx.protocolVersion,
-    sessionId: ctx.sessionId,
-    network: networkOf(ctx),
-  };
+  return new ContextFacts(ctx);
 }
 
 /**
