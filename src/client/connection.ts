@@ -308,7 +308,13 @@ export class ClientConnection {
       result = await this.send(session, method, this.wireParams(params, extraMeta), sendOptions);
     }
     let retried = false;
-    if (state.era === "modern" && INPUT_METHODS.has(method)) {
+    // Only a result that asks for input has rounds to run: the loop costs a closure, an object
+    // and an async step per call otherwise.
+    if (
+      state.era === "modern" &&
+      result.resultType === "input_required" &&
+      INPUT_METHODS.has(method)
+    ) {
       ({ result, retried } = await resolveInputRequired(result, {
         method,
         params,
