@@ -1,5 +1,6 @@
 import { JsonRpcError, LocalError } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "../jsonrpc/types.js";
+import { IdTable } from "./id-table.js";
 import type { AbortSource } from "./lazy-abort.js";
 import type { SendOptions } from "./transport.js";
 
@@ -75,8 +76,9 @@ interface OutgoingDeps {
 /** Outgoing requests awaiting replies: ids, timeouts, cancellation and progress routing. */
 export class OutgoingRequests {
   private readonly deps: OutgoingDeps;
-  private readonly pending = new Map<JsonRpcId, Pending>();
-  private readonly byProgressToken = new Map<JsonRpcId, Pending>();
+  /** By id and by progress token: IdTable, not Map (see id-table.ts). */
+  private readonly pending = new IdTable<Pending>();
+  private readonly byProgressToken = new IdTable<Pending>();
   private nextId = 1;
 
   constructor(deps: OutgoingDeps) {
@@ -179,7 +181,7 @@ export class OutgoingRequests {
 
   /** Fails every waiting request (transport closed or the peer crashed). */
   rejectAll(error: Error): void {
-    for (const entry of [...this.pending.values()]) {
+    for (const entry of this.pending.values()) {
       this.finish(entry);
       entry.reject(error);
     }

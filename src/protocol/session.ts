@@ -11,6 +11,7 @@ import type {
 import { isThenable } from "../platform/thenable.js";
 import { ignoring } from "../text/ignored-error.js";
 import { printableLine } from "../text/printable.js";
+import { IdTable } from "./id-table.js";
 import { LazyAbort } from "./lazy-abort.js";
 import { OutgoingRequests, type RequestOptions } from "./outgoing.js";
 import type {
@@ -165,7 +166,8 @@ export class Session {
   /** Registered handlers; made on first registration (a server connection has none). */
   private requestHandlers: Map<string, RequestHandler> | undefined;
   private notificationHandlers: Map<string, NotificationHandler> | undefined;
-  private readonly active = new Map<JsonRpcId, ActiveRequest>();
+  /** IdTable, not Map: entries come and go with every request (see id-table.ts). */
+  private readonly active = new IdTable<ActiveRequest>();
   /** Made with the first outgoing request: most server sessions never send one. */
   private outgoingValue: OutgoingRequests | undefined;
   private shuttingDown: Promise<void> | undefined;
@@ -275,7 +277,7 @@ export class Session {
   }
 
   private async drainThenClose(): Promise<void> {
-    const pending = [...this.active.values()];
+    const pending = this.active.values();
     for (const request of pending) {
       request.abort(new LocalError("closed", "input ended; shutting down"));
     }

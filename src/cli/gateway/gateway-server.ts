@@ -27,6 +27,7 @@ import {
   LocalError,
 } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { IdTable } from "../../protocol/id-table.js";
 import type { ClientCapabilities, ServerCapabilities, Tool } from "../../protocol/mcp-types.js";
 import { META } from "../../protocol/meta.js";
 import type { Era } from "../../protocol/versions.js";
@@ -116,10 +117,14 @@ export interface GatewayServerOptions extends McpServerOptions {
 export class GatewayServer extends McpServer {
   private readonly child: () => McpClient;
   private readonly tools = new Map<string, Tool>();
-  /** HTTP-side requests waiting on the child right now. */
-  private readonly inFlight = new Set<HandlerContext>();
+  /**
+   * HTTP-side requests waiting on the child right now. This table and `calls` are IdTables
+   * keyed by a serial, not Sets: their entries come and go with every call (see id-table.ts).
+   */
+  private readonly inFlight = new IdTable<HandlerContext>();
   /** Calls open on the child, parked ones (between a client's input rounds) included. */
-  private readonly calls = new Set<ChildCall>();
+  private readonly calls = new IdTable<ChildCall>();
+  private nextSerial = 0;
   private readonly parked: ParkedCalls;
   private readonly childTimeoutMs: number;
   private readonly childEvents: ChildEventSource;
@@ -185,7 +190,7 @@ export class GatewayServer extends McpServer {
 
   /** Every notification from the child goes through here (list changes come by listen()). */
   childNotification(method: string, params: JsonObject): void {
-    if (method === "notifications/message") this.logs.route(params, this.inFlight);
+    if (method === "notifications/message") this.logs.route(params, this.inFlight.values());
   }
 
   legacyLogLevelsChanged(): Promise<void> {
@@ -210,7 +215,7 @@ export class GatewayServer extends McpServer {
       const own = asked.origin instanceof ChildCall ? asked.origin : undefined;
       // A modern child's question keeps its own key, so the client sees what the child asked.
       if (own) return own.ask(method, params, false, asked.inputKey);
-      if (this.calls.size === 1) return [...this.calls][0]!.ask(method, params, true);
+      if (this.calls.size === 1) return this.calls.values()[0]!.ask(method, params, true);
       if (this.calls.size === 0) return this.askLegacySession(method, params, asked);
       throw new JsonRpcError(
         ErrorCode.InternalError,
@@ -364,7 +369,8 @@ export class GatewayServer extends McpServer {
     const call =
       (original && this.parked.resume(original, binding)) ??
       this.callChild(method, forwarded, binding, context, _meta, bridged);
-    this.inFlight.add(context);
+    const serial = this.nextSerial++;
+    this.inFlight.set(serial, context);
     let result: JsonObject;
     try {
       result = await call.round(context);
@@ -372,7 +378,7 @@ export class GatewayServer extends McpServer {
       if (error instanceof InputRequiredSignal) this.parked.park(call);
       throw error;
     } finally {
-      this.inFlight.delete(context);
+      this.inFlight.delete(serial);
       endLogs();
     }
     if (method === "tools/list" && Array.isArray(result.tools)) {
@@ -478,11 +484,12 @@ export class GatewayServer extends McpServer {
     if (method === "tools/call" && declaresTasks(context.clientCapabilities) && !bridged) {
       options.returnTaskHandle = true;
     }
-    this.calls.add(call);
+    const serial = this.nextSerial++;
+    this.calls.set(serial, call);
     call.begin(
       () => client.request(method, params, options),
       () => {
-        this.calls.delete(call);
+        this.calls.delete(serial);
         this.parked.remove(call);
       },
     );
