@@ -12,6 +12,7 @@ import type {
   JsonRpcNotification,
   JsonRpcRequest,
 } from "../../jsonrpc/types.js";
+import { IdTable } from "../../protocol/id-table.js";
 import { META } from "../../protocol/meta.js";
 import type {
   CloseInfo,
@@ -42,15 +43,8 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
   readonly kind = "http" as const;
   readonly closed: Promise<CloseInfo>;
   private receiver: TransportReceiver | undefined;
-  /**
-   * Open exchanges by internal id. A null-prototype object, not a Map: on Node 20 a long-lived
-   * Map whose entries keep coming and going rehashes its table in old space every few dozen
-   * requests, and the discarded tables kept the exchanges they listed alive through scavenges
-   * (~150 bytes of old space per request at c=64). An object's integer keys use a number
-   * dictionary, whose small tables are made in the young generation.
-   */
-  private readonly exchanges: Record<number, Exchange> = Object.create(null);
-  private open = 0;
+  /** Open exchanges by internal id: an IdTable, not a Map (see protocol/id-table.ts). */
+  private readonly exchanges = new IdTable<Exchange>();
   private nextId = 0;
   private isClosed = false;
   private resolveClosed!: (info: CloseInfo) => void;
@@ -64,7 +58,7 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
 
   /** Requests whose response is still open. */
   get openExchanges(): number {
-    return this.open;
+    return this.exchanges.size;
   }
 
   start(receiver: TransportReceiver): void {
@@ -80,16 +74,14 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
       return;
     }
     const internalId = ++this.nextId;
-    this.exchanges[internalId] = exchange;
-    this.open++;
+    this.exchanges.set(internalId, exchange);
     exchange.attach(this, internalId);
     this.receiver.message({ ...request, id: internalId }, context);
   }
 
   /** ExchangeOwner: the exchange will write nothing more. */
   exchangeDone(internalId: number): void {
-    delete this.exchanges[internalId];
-    this.open--;
+    this.exchanges.delete(internalId);
   }
 
   /**
@@ -157,7 +149,7 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
 
   /** Our ids are numbers; anything else (a string "3" included) names no exchange. */
   private exchangeFor(id: JsonRpcId | null | undefined): Exchange | undefined {
-    return typeof id === "number" ? this.exchanges[id] : undefined;
+    return typeof id === "number" ? this.exchanges.get(id) : undefined;
   }
 
   cancel(): boolean {
@@ -168,7 +160,7 @@ export class HttpServerTransport implements Transport, ExchangeOwner {
     if (this.isClosed) return this.closed.then(() => {});
     this.isClosed = true;
     // fail() takes each exchange out of the table (exchangeDone) as it goes.
-    for (const exchange of Object.values(this.exchanges)) exchange.fail("Server is shutting down");
+    for (const exchange of this.exchanges.values()) exchange.fail("Server is shutting down");
     const info: CloseInfo = {};
     this.resolveClosed(info);
     this.receiver?.closed?.(info);
