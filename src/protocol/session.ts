@@ -8,6 +8,7 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from "../jsonrpc/types.js";
+import { keepLatest } from "../platform/keep-latest.js";
 import { isThenable } from "../platform/thenable.js";
 import { ignoring } from "../text/ignored-error.js";
 import { printableLine } from "../text/printable.js";
@@ -104,6 +105,10 @@ export interface SessionDispatcher {
   ): void;
 }
 
+// Per-request classes keep their latest instance, so V8 keeps their maps (keep-latest.ts).
+const keepActiveRequest = keepLatest();
+const keepHandlerContext = keepLatest();
+
 /**
  * An incoming request being handled; its signal is made only when the handler first reads it
  * (see LazyAbort).
@@ -112,6 +117,11 @@ class ActiveRequest extends LazyAbort {
   /** Set by notifications/cancelled: nothing more may be sent for this id. */
   cancelled = false;
   done: Promise<void> = Promise.resolve();
+
+  constructor() {
+    super();
+    keepActiveRequest(this);
+  }
 }
 
 /** The context a handler sees; `signal` is made on first read (see ActiveRequest). */
@@ -129,6 +139,7 @@ class HandlerRequestContext implements IncomingRequestContext {
     entry: ActiveRequest,
     notify: IncomingRequestContext["notify"],
   ) {
+    keepHandlerContext(this);
     this.id = id;
     this.method = method;
     this.transport = transport;

@@ -6,6 +6,7 @@ import {
   MissingRequiredClientCapabilityError,
 } from "../jsonrpc/errors.js";
 import type { JsonObject, JsonRpcId } from "../jsonrpc/types.js";
+import { keepLatest } from "../platform/keep-latest.js";
 import { listenForAbort } from "../protocol/lazy-abort.js";
 import type { ClientCapabilities, Implementation, LoggingLevel } from "../protocol/mcp-types.js";
 import { LOGGING_LEVELS } from "../protocol/mcp-types.js";
@@ -222,6 +223,9 @@ export function deriveHandlerContext(
  * scavenges.) A getter hands back a function that needs no `this`, so destructuring
  * (`const { progress } = context`) still works.
  */
+// Kept so that V8 keeps this class's maps (keep-latest.ts).
+const keepContext = keepLatest();
+
 class RequestHandlerContext implements HandlerContext {
   readonly requestId: JsonRpcId;
   readonly method: string;
@@ -237,6 +241,7 @@ class RequestHandlerContext implements HandlerContext {
   private methods: ContextMethods | undefined;
 
   constructor(inputs: ContextInputs) {
+    keepContext(this);
     this.inputs = inputs;
     this.requestId = inputs.requestId;
     this.method = inputs.method;

@@ -1,5 +1,6 @@
 import { InvalidParamsError, isPlainObject } from "../../jsonrpc/errors.js";
 import type { JsonObject } from "../../jsonrpc/types.js";
+import { keepLatest } from "../../platform/keep-latest.js";
 import type { RequestStateCodec, StateBinding } from "./request-state.js";
 
 /** A server-to-client request a handler needs answered: elicitation, sampling or roots. */
@@ -38,6 +39,9 @@ function stateBinding(method: string, params: JsonObject, principal: unknown): S
  * rounds, carried in the signed requestState, or from this retry's inputResponses). A call
  * without an answer is recorded as pending and stops the handler.
  */
+// Kept so that V8 keeps this class's maps (keep-latest.ts).
+const keepRound = keepLatest();
+
 export class InputRound {
   private readonly codec: RequestStateCodec;
   private readonly binding: StateBinding;
@@ -53,6 +57,7 @@ export class InputRound {
 
   /** Reads requestState and inputResponses from a request; throws -32602 for bad ones. */
   constructor(codec: RequestStateCodec, method: string, params: JsonObject, principal: unknown) {
+    keepRound(this);
     this.codec = codec;
     this.binding = stateBinding(method, params, principal);
     const responses = params.inputResponses;

@@ -6,6 +6,7 @@
  */
 import { ErrorCode } from "../../jsonrpc/errors.js";
 import type { JsonRpcId, JsonRpcNotification, JsonRpcResponse } from "../../jsonrpc/types.js";
+import { keepLatest } from "../../platform/keep-latest.js";
 import { cancelMacrotask, type MacrotaskHandle, macrotask } from "../../platform/scheduling.js";
 import { META } from "../../protocol/meta.js";
 import { replyLength } from "./reply-length.js";
@@ -136,6 +137,10 @@ const SSE_HEADERS: HeaderPairs = [
   ["x-accel-buffering", "no"],
 ];
 
+// Per-request classes keep their latest instance, so V8 keeps their maps (keep-latest.ts).
+const keepSink = keepLatest();
+const keepExchange = keepLatest();
+
 /**
  * The web-standard sink: the answer becomes a Response (an SseStream body for streams). A reply
  * written within the turn that dispatched it is handed back as it is (`result`), so the handler
@@ -144,6 +149,10 @@ const SSE_HEADERS: HeaderPairs = [
 export class WebReplySink implements ReplySink {
   private settled: Response | undefined;
   private resolveResponse: ((response: Response) => void) | undefined;
+
+  constructor() {
+    keepSink(this);
+  }
 
   /** The Response if the reply is written already, else a promise of it. Read once. */
   result(): Response | Promise<Response> {
@@ -214,6 +223,7 @@ export class Exchange {
   private readonly onRequestAbort = () => this.abandon();
 
   constructor(originalId: JsonRpcId, options: ExchangeOptions) {
+    keepExchange(this);
     this.originalId = originalId;
     this.options = options;
     options.sink.watch?.(this.onRequestAbort);
