@@ -7,7 +7,7 @@
  * the maps are collected, every optimised function that checks for them is thrown away
  * ("embedded weak objects cleared"), and those functions run in V8's lower tiers until it
  * optimises them again. One instance kept alive keeps the maps. On workerd at c=1 this removed
- * ~70 such deoptimisations per 20,000 requests and 6-17 µs of CPU a request (bench/RESULTS.md).
+ * 45-69 such deoptimisations per 20,000 requests and ~5% of the CPU a request (bench/RESULTS.md).
  *
  * The price: the last request's objects of that class stay reachable until the next request's
  * replace them (one request's worth, whatever the load).

@@ -215,6 +215,9 @@ export function deriveHandlerContext(
   return { context: new RequestHandlerContext(inputs), inputs };
 }
 
+// Kept so that V8 keeps this class's maps (keep-latest.ts).
+const keepContext = keepLatest();
+
 /**
  * A class rather than an object literal: `signal`, `log` and the methods are getters on the
  * prototype, so no AbortSignal, log functions or method closures are made for a request whose
@@ -223,9 +226,6 @@ export function deriveHandlerContext(
  * scavenges.) A getter hands back a function that needs no `this`, so destructuring
  * (`const { progress } = context`) still works.
  */
-// Kept so that V8 keeps this class's maps (keep-latest.ts).
-const keepContext = keepLatest();
-
 class RequestHandlerContext implements HandlerContext {
   readonly requestId: JsonRpcId;
   readonly method: string;

@@ -33,15 +33,15 @@ function stateBinding(method: string, params: JsonObject, principal: unknown): S
   return { method, target, principal, arguments: params.arguments };
 }
 
+// Kept so that V8 keeps this class's maps (keep-latest.ts).
+const keepRound = keepLatest();
+
 /**
  * One execution of a handler on a modern request (re-execution model). The handler runs from
  * the start on every retry; each input call gets the answer recorded for its key (from earlier
  * rounds, carried in the signed requestState, or from this retry's inputResponses). A call
  * without an answer is recorded as pending and stops the handler.
  */
-// Kept so that V8 keeps this class's maps (keep-latest.ts).
-const keepRound = keepLatest();
-
 export class InputRound {
   private readonly codec: RequestStateCodec;
   private readonly binding: StateBinding;
