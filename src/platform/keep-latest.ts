@@ -6,8 +6,9 @@
  * request at a time (a Worker at low traffic) often has no instance alive when a full GC runs:
  * the maps are collected, every optimised function that checks for them is thrown away
  * ("embedded weak objects cleared"), and those functions run in V8's lower tiers until it
- * optimises them again. One instance kept alive keeps the maps. On workerd at c=1 this removed
- * 45-69 such deoptimisations per 20,000 requests and ~5% of the CPU a request (bench/RESULTS.md).
+ * optimises them again. One instance kept alive keeps its maps. On workerd at c=1 this halved
+ * those deoptimisations (plain objects' maps still go) and took ~4% off the CPU a request
+ * (bench/RESULTS.md).
  *
  * The price: the last request's objects of that class stay reachable until the next request's
  * replace them (one request's worth, whatever the load).
